@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TLB flush policy: how remote CPUs are invalidated, when a range flush
+ * becomes a full flush, and what clearing an accessed bit costs.
+ *
+ * The core (mm/tlb_policy.c) owns the policy: it parses the boot
+ * parameters, resolves them against what the architecture supports and
+ * exposes the result through debugfs. The architecture owns the
+ * mechanism: it describes itself once with struct tlb_policy_arch and
+ * asks the cheap inline helpers below on its flush paths.
+ *
+ * Hot-path rules: the method is a pair of static keys, max_ops and the
+ * accessed-bit mode are single READ_ONCE() loads, and the counters are
+ * per-CPU increments. Nothing on a flush path takes a lock, does an
+ * atomic or writes a shared cache line. A flush reads each part of the
+ * policy once, so a concurrent debugfs change makes it use either the
+ * old or the new policy, both of which are complete.
+ */
+#ifndef _LINUX_TLB_POLICY_H
+#define _LINUX_TLB_POLICY_H
+
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+/**
+ * enum tlbi_method - how remote CPUs are invalidated
+ * @TLBI_METHOD_AUTO: the architecture's best choice, which may avoid
+ *	remote work altogether when that is provably unneeded.
+ * @TLBI_METHOD_IPI: interrupt the remote CPUs; each one flushes locally.
+ * @TLBI_METHOD_BROADCAST: hardware or firmware broadcast (arm64 TLBI
+ *	inner-shareable, riscv SBI remote fence).
+ * @TLBI_METHOD_NR: number of methods.
+ */
+enum tlbi_method {
+	TLBI_METHOD_AUTO,
+	TLBI_METHOD_IPI,
+	TLBI_METHOD_BROADCAST,
+	TLBI_METHOD_NR,
+};
+
+/**
+ * enum tlbi_young - the flush done when an accessed bit is cleared
+ * @TLBI_YOUNG_SYNC: invalidate and wait for completion.
+ * @TLBI_YOUNG_NOSYNC: invalidate without waiting for completion.
+ * @TLBI_YOUNG_NONE: no invalidation; a stale entry may keep the page
+ *	looking unused for longer, which affects reclaim only.
+ * @TLBI_YOUNG_NR: number of modes.
+ */
+enum tlbi_young {
+	TLBI_YOUNG_SYNC,
+	TLBI_YOUNG_NOSYNC,
+	TLBI_YOUNG_NONE,
+	TLBI_YOUNG_NR,
+};
+
+/**
+ * enum tlb_policy_stat - flush counters
+ * @TLB_STAT_LOCAL: flushes done without reaching another CPU.
+ * @TLB_STAT_IPI: remote flushes done by IPI.
+ * @TLB_STAT_BROADCAST: remote flushes done by hardware or firmware
+ *	broadcast.
+ * @TLB_STAT_FULL: range flushes turned into a full flush by max_ops.
+ * @TLB_STAT_ELIDED: remote flushes avoided because the mm was provably
+ *	only active on the flushing CPU.
+ * @TLB_STAT_YOUNG_SKIPPED: accessed-bit flushes skipped by
+ *	%TLBI_YOUNG_NONE.
+ * @TLB_STAT_NR: number of counters.
+ */
+enum tlb_policy_stat {
+	TLB_STAT_LOCAL,
+	TLB_STAT_IPI,
+	TLB_STAT_BROADCAST,
+	TLB_STAT_FULL,
+	TLB_STAT_ELIDED,
+	TLB_STAT_YOUNG_SKIPPED,
+	TLB_STAT_NR,
+};
+
+/**
+ * enum tlb_flush_kind - what a range flush should do
+ * @TLB_FLUSH_NONE: nothing; the range is empty.
+ * @TLB_FLUSH_RANGE: invalidate the range, one operation at a time.
+ * @TLB_FLUSH_FULL: invalidate the whole address space instead.
+ */
+enum tlb_flush_kind {
+	TLB_FLUSH_NONE,
+	TLB_FLUSH_RANGE,
+	TLB_FLUSH_FULL,
+};
+
+/**
+ * enum tlb_flush_reach - which CPUs a flush must reach, and how
+ * @TLB_REACH_LOCAL: only the flushing CPU.
+ * @TLB_REACH_IPI: the flushing CPU, and the others by IPI.
+ * @TLB_REACH_BROADCAST: all CPUs, by hardware or firmware broadcast.
+ */
+enum tlb_flush_reach {
+	TLB_REACH_LOCAL,
+	TLB_REACH_IPI,
+	TLB_REACH_BROADCAST,
+};
+
+/* Upper bound of max_ops; larger requests are clamped with a warning. */
+#define TLB_POLICY_MAX_OPS_LIMIT	1048576U	/* 2^20 */
+
+/* An end address that means "the whole address space". */
+#define TLB_POLICY_END_ALL		(~0UL)
+
+/**
+ * struct tlb_policy_arch - what an architecture supports, described once
+ * @name: architecture name, for messages.
+ * @methods: mask of BIT(enum tlbi_method) values it implements;
+ *	%TLBI_METHOD_AUTO is always allowed.
+ * @auto_method: what %TLBI_METHOD_AUTO resolves to; must be in @methods.
+ * @broadcast_alias: another accepted spelling of "broadcast", or NULL.
+ * @max_ops: default maximum number of operations of one range flush.
+ * @range_ops: true when max_ops counts range operations (several pages
+ *	per operation) rather than pages.
+ * @nr_ops: optional; given a number of pages, the number of operations
+ *	that invalidating them issues, when @range_ops is set. Used for
+ *	reporting and tests; flush paths call the architecture's inline
+ *	version directly.
+ * @young_modes: mask of BIT(enum tlbi_young) values it implements.
+ * @young: default accessed-bit mode; must be in @young_modes.
+ * @erratum: name of an erratum that forces @erratum_max_ops, or NULL.
+ *	It wins over the user's tlbi_max_ops= and over debugfs.
+ * @erratum_max_ops: max_ops forced while @erratum is set.
+ */
+struct tlb_policy_arch {
+	const char *name;
+	unsigned int methods;
+	enum tlbi_method auto_method;
+	const char *broadcast_alias;
+	unsigned int max_ops;
+	bool range_ops;
+	unsigned long (*nr_ops)(unsigned long pages);
+	unsigned int young_modes;
+	enum tlbi_young young;
+	const char *erratum;
+	unsigned int erratum_max_ops;
+};
+
+/**
+ * struct tlb_policy - a resolved policy
+ * @method: %TLBI_METHOD_IPI or %TLBI_METHOD_BROADCAST; never AUTO.
+ * @is_auto: @method was chosen by %TLBI_METHOD_AUTO, so the architecture
+ *	may also skip remote work that is provably unneeded.
+ * @max_ops: operations a range flush may issue before it flushes all.
+ * @young: accessed-bit mode.
+ */
+struct tlb_policy {
+	enum tlbi_method method;
+	bool is_auto;
+	unsigned int max_ops;
+	enum tlbi_young young;
+};
+
+/**
+ * struct tlb_policy_req - the user's request, as typed
+ * @method: value of tlbi_method=, or NULL when not given.
+ * @max_ops: value of tlbi_max_ops=, or NULL when not given.
+ * @young: value of tlbi_young=, or NULL when not given.
+ */
+struct tlb_policy_req {
+	const char *method;
+	const char *max_ops;
+	const char *young;
+};
+
+/* Flags returned by tlb_policy_resolve(): one per warning it implies. */
+#define TLB_POLICY_BAD_METHOD		BIT(0)	/* unknown tlbi_method= */
+#define TLB_POLICY_UNSUP_METHOD		BIT(1)	/* not implemented here */
+#define TLB_POLICY_BAD_MAX_OPS		BIT(2)	/* not a number */
+#define TLB_POLICY_CLAMPED_MAX_OPS	BIT(3)	/* above the limit */
+#define TLB_POLICY_ERRATUM_MAX_OPS	BIT(4)	/* user value overridden */
+#define TLB_POLICY_BAD_YOUNG		BIT(5)	/* unknown tlbi_young= */
+#define TLB_POLICY_UNSUP_YOUNG		BIT(6)	/* not implemented here */
+
+/**
+ * struct tlb_policy_stats - per-CPU flush counters
+ * @v: one counter per enum tlb_policy_stat.
+ */
+struct tlb_policy_stats {
+	unsigned long v[TLB_STAT_NR];
+};
+
+#ifdef CONFIG_TLB_POLICY
+
+/* The live policy; read through the helpers below. */
+extern struct tlb_policy tlb_policy_live;
+DECLARE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
+DECLARE_STATIC_KEY_TRUE(tlb_policy_auto_key);
+DECLARE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
+
+/**
+ * tlb_policy_method() - the resolved remote invalidation method
+ *
+ * Return: %TLBI_METHOD_IPI or %TLBI_METHOD_BROADCAST.
+ */
+static __always_inline enum tlbi_method tlb_policy_method(void)
+{
+	if (static_branch_unlikely(&tlb_policy_ipi_key))
+		return TLBI_METHOD_IPI;
+	return TLBI_METHOD_BROADCAST;
+}
+
+/**
+ * tlb_policy_is_auto() - whether the method was left to the architecture
+ *
+ * Return: true when the architecture may skip remote work that it can
+ * prove unneeded; false when the user asked for one method explicitly.
+ */
+static __always_inline bool tlb_policy_is_auto(void)
+{
+	return static_branch_likely(&tlb_policy_auto_key);
+}
+
+/**
+ * tlb_policy_max_ops() - the current range flush threshold
+ *
+ * Return: how many invalidate operations one range flush may issue
+ * before it flushes the whole address space instead.
+ */
+static __always_inline unsigned int tlb_policy_max_ops(void)
+{
+	return READ_ONCE(tlb_policy_live.max_ops);
+}
+
+/**
+ * tlb_policy_young() - the current accessed-bit flush mode
+ *
+ * Return: the enum tlbi_young mode in force.
+ */
+static __always_inline enum tlbi_young tlb_policy_young(void)
+{
+	return READ_ONCE(tlb_policy_live.young);
+}
+
+/**
+ * tlb_policy_count() - count one event on this CPU
+ * @stat: the counter to increment.
+ */
+static __always_inline void tlb_policy_count(enum tlb_policy_stat stat)
+{
+	this_cpu_inc(tlb_policy_stats.v[stat]);
+}
+
+#endif /* CONFIG_TLB_POLICY */
+
+/**
+ * tlb_policy_nr_pages() - pages of a given stride that a range covers
+ * @start: first address of the range.
+ * @end: address just after the range, or %TLB_POLICY_END_ALL.
+ * @shift: log2 of the stride, for example PAGE_SHIFT or PMD_SHIFT.
+ *
+ * Partial strides at either end count as whole ones, because each needs
+ * its own invalidation. Cannot overflow.
+ *
+ * Return: the number of strides, 0 for an empty range, and ULONG_MAX
+ * for %TLB_POLICY_END_ALL.
+ */
+static inline unsigned long tlb_policy_nr_pages(unsigned long start,
+						unsigned long end,
+						unsigned int shift)
+{
+	if (end == TLB_POLICY_END_ALL)
+		return ULONG_MAX;
+	if (end <= start)
+		return 0;
+	return ((end - 1) >> shift) - (start >> shift) + 1;
+}
+
+/**
+ * tlb_policy_decide() - flush a range, or flush everything
+ * @nr_ops: operations the range needs (pages, or range operations where
+ *	the architecture counts those), ULONG_MAX for "everything".
+ * @max_ops: the threshold, normally tlb_policy_max_ops().
+ *
+ * Return: %TLB_FLUSH_NONE for an empty range, %TLB_FLUSH_FULL when
+ * @nr_ops is above @max_ops, else %TLB_FLUSH_RANGE.
+ */
+static inline enum tlb_flush_kind tlb_policy_decide(unsigned long nr_ops,
+						    unsigned int max_ops)
+{
+	if (!nr_ops)
+		return TLB_FLUSH_NONE;
+	return nr_ops > max_ops ? TLB_FLUSH_FULL : TLB_FLUSH_RANGE;
+}
+
+/**
+ * tlb_policy_reach() - which CPUs a flush must reach
+ * @method: the resolved method, %TLBI_METHOD_IPI or %TLBI_METHOD_BROADCAST.
+ * @is_auto: the method was chosen automatically.
+ * @others: another CPU may hold entries for the address space. The
+ *	caller must have proved @others false, never guessed it.
+ *
+ * An explicit broadcast always broadcasts, so that it can be compared
+ * with the automatic choice. The IPI method reaches only the CPUs that
+ * may hold entries, so with no such CPU it stays local.
+ *
+ * Return: the enum tlb_flush_reach to use.
+ */
+static inline enum tlb_flush_reach tlb_policy_reach(enum tlbi_method method,
+						    bool is_auto, bool others)
+{
+	if (!others && (is_auto || method == TLBI_METHOD_IPI))
+		return TLB_REACH_LOCAL;
+	if (method == TLBI_METHOD_IPI)
+		return TLB_REACH_IPI;
+	return TLB_REACH_BROADCAST;
+}
+
+int tlb_policy_parse_method(const char *s, const char *alias,
+			    enum tlbi_method *out);
+int tlb_policy_parse_max_ops(const char *s, unsigned int *out,
+			     bool *clamped);
+int tlb_policy_parse_young(const char *s, enum tlbi_young *out);
+unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
+				const struct tlb_policy_req *req,
+				struct tlb_policy *out);
+unsigned long tlb_policy_arch_nr_ops(const struct tlb_policy_arch *arch,
+				     unsigned long pages);
+int tlb_policy_set_method(const struct tlb_policy_arch *arch,
+			  struct tlb_policy *p, const char *buf);
+int tlb_policy_set_max_ops(const struct tlb_policy_arch *arch,
+			   struct tlb_policy *p, const char *buf);
+int tlb_policy_set_young(const struct tlb_policy_arch *arch,
+			 struct tlb_policy *p, const char *buf);
+int tlb_policy_format_method(const struct tlb_policy_arch *arch,
+			     const struct tlb_policy *p, char *buf,
+			     size_t size);
+int tlb_policy_format_young(const struct tlb_policy_arch *arch,
+			    const struct tlb_policy *p, char *buf, size_t size);
+unsigned long tlb_policy_stats_sum(struct tlb_policy_stats __percpu *stats,
+				   enum tlb_policy_stat stat);
+int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
+			   const char *buf);
+void tlb_policy_init(const struct tlb_policy_arch *arch);
+
+#endif /* _LINUX_TLB_POLICY_H */

@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TLB flush policy core.
+ *
+ * The policy has three parts: the method used to reach remote CPUs,
+ * the number of invalidate operations above which a range flush
+ * becomes a full flush (max_ops), and the flush done when an accessed
+ * bit is cleared (young). An architecture describes what it implements
+ * with struct tlb_policy_arch and calls tlb_policy_init() once, before
+ * the secondary CPUs come up. This file resolves the boot parameters
+ * against that description, publishes the result for the inline
+ * helpers in <linux/tlb_policy.h>, and lets an administrator inspect
+ * and change it through debugfs.
+ *
+ * None of the choices here decides whether a flush is needed; they only
+ * decide how a needed flush is carried out. Every resolution, fallback
+ * and runtime change lands on a complete flush method. Before
+ * tlb_policy_init() the live policy is the most conservative one:
+ * every range flush is a full flush.
+ */
+
+#define pr_fmt(fmt) "tlb_policy: " fmt
+
+#include <linux/cache.h>
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/tlb_policy.h>
+#include <linux/uaccess.h>
+
+struct tlb_policy tlb_policy_live __read_mostly = {
+	.method = TLBI_METHOD_BROADCAST,
+	.is_auto = true,
+	.max_ops = 0,
+	.young = TLBI_YOUNG_SYNC,
+};
+
+DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
+DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
+DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
+
+static const struct tlb_policy_arch *tlb_policy_arch_desc __read_mostly;
+/* Serialises writers of tlb_policy_live; flush paths never take it. */
+static DEFINE_MUTEX(tlb_policy_mutex);
+
+static const char *const tlbi_method_names[TLBI_METHOD_NR] = {
+	[TLBI_METHOD_AUTO] = "auto",
+	[TLBI_METHOD_IPI] = "ipi",
+	[TLBI_METHOD_BROADCAST] = "broadcast",
+};
+
+static const char *const tlbi_young_names[TLBI_YOUNG_NR] = {
+	[TLBI_YOUNG_SYNC] = "sync",
+	[TLBI_YOUNG_NOSYNC] = "nosync",
+	[TLBI_YOUNG_NONE] = "none",
+};
+
+static const char *const tlb_policy_stat_names[TLB_STAT_NR] = {
+	[TLB_STAT_LOCAL] = "local",
+	[TLB_STAT_IPI] = "ipi",
+	[TLB_STAT_BROADCAST] = "broadcast",
+	[TLB_STAT_FULL] = "full",
+	[TLB_STAT_ELIDED] = "elided",
+	[TLB_STAT_YOUNG_SKIPPED] = "young_skipped",
+};
+
+/* Exact, case-sensitive match; one trailing newline is allowed. */
+static int tlb_policy_match(const char *s, const char *const *names, int nr)
+{
+	int i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < nr; i++)
+		if (sysfs_streq(s, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/**
+ * tlb_policy_parse_method() - parse a tlbi_method= value
+ * @s: the value, for example "ipi"; one trailing newline is allowed.
+ * @alias: another accepted spelling of "broadcast", or NULL.
+ * @out: where the method is stored on success.
+ *
+ * Return: 0 on success, -EINVAL if @s names no method.
+ */
+int tlb_policy_parse_method(const char *s, const char *alias,
+			    enum tlbi_method *out)
+{
+	int i;
+
+	if (s && alias && sysfs_streq(s, alias)) {
+		*out = TLBI_METHOD_BROADCAST;
+		return 0;
+	}
+	i = tlb_policy_match(s, tlbi_method_names, TLBI_METHOD_NR);
+	if (i < 0)
+		return i;
+	*out = i;
+	return 0;
+}
+
+/**
+ * tlb_policy_parse_max_ops() - parse a tlbi_max_ops= value
+ * @s: a decimal number; one trailing newline is allowed.
+ * @out: where the value is stored on success.
+ * @clamped: set when the value was above %TLB_POLICY_MAX_OPS_LIMIT and
+ *	@out holds the limit instead; cleared otherwise.
+ *
+ * Return: 0 on success, -EINVAL for anything that is not a decimal
+ * number that fits in 64 bits (empty, negative, trailing junk).
+ */
+int tlb_policy_parse_max_ops(const char *s, unsigned int *out, bool *clamped)
+{
+	unsigned long long v;
+
+	if (!s || kstrtoull(s, 10, &v))
+		return -EINVAL;
+	*clamped = v > TLB_POLICY_MAX_OPS_LIMIT;
+	*out = *clamped ? TLB_POLICY_MAX_OPS_LIMIT : v;
+	return 0;
+}
+
+/**
+ * tlb_policy_parse_young() - parse a tlbi_young= value
+ * @s: "sync", "nosync" or "none"; one trailing newline is allowed.
+ * @out: where the mode is stored on success.
+ *
+ * Return: 0 on success, -EINVAL if @s names no mode.
+ */
+int tlb_policy_parse_young(const char *s, enum tlbi_young *out)
+{
+	int i = tlb_policy_match(s, tlbi_young_names, TLBI_YOUNG_NR);
+
+	if (i < 0)
+		return i;
+	*out = i;
+	return 0;
+}
+
+/**
+ * tlb_policy_resolve() - turn a request into a policy for one arch
+ * @arch: what the architecture implements.
+ * @req: the boot parameters as typed; NULL members were not given.
+ * @out: the resolved policy.
+ *
+ * Every part of the request that cannot be honoured falls back to the
+ * architecture's default, and an erratum override wins over the user.
+ * This function does not print; the returned flags say which warnings
+ * the caller owes the user.
+ *
+ * Return: a mask of TLB_POLICY_* flags, 0 when the request was honoured.
+ */
+unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
+				const struct tlb_policy_req *req,
+				struct tlb_policy *out)
+{
+	enum tlbi_method method = TLBI_METHOD_AUTO;
+	enum tlbi_young young = arch->young;
+	unsigned int flags = 0, ops;
+	bool clamped;
+
+	if (req->method) {
+		if (tlb_policy_parse_method(req->method, arch->broadcast_alias,
+					    &method)) {
+			flags |= TLB_POLICY_BAD_METHOD;
+			method = TLBI_METHOD_AUTO;
+		} else if (method != TLBI_METHOD_AUTO &&
+			   !(arch->methods & BIT(method))) {
+			flags |= TLB_POLICY_UNSUP_METHOD;
+			method = TLBI_METHOD_AUTO;
+		}
+	}
+	out->is_auto = method == TLBI_METHOD_AUTO;
+	out->method = out->is_auto ? arch->auto_method : method;
+
+	out->max_ops = arch->max_ops;
+	if (req->max_ops) {
+		if (tlb_policy_parse_max_ops(req->max_ops, &ops, &clamped)) {
+			flags |= TLB_POLICY_BAD_MAX_OPS;
+		} else {
+			out->max_ops = ops;
+			if (clamped)
+				flags |= TLB_POLICY_CLAMPED_MAX_OPS;
+		}
+	}
+	if (arch->erratum) {
+		if (out->max_ops != arch->erratum_max_ops && req->max_ops &&
+		    !(flags & TLB_POLICY_BAD_MAX_OPS))
+			flags |= TLB_POLICY_ERRATUM_MAX_OPS;
+		out->max_ops = arch->erratum_max_ops;
+	}
+
+	if (req->young) {
+		if (tlb_policy_parse_young(req->young, &young)) {
+			flags |= TLB_POLICY_BAD_YOUNG;
+			young = arch->young;
+		} else if (!(arch->young_modes & BIT(young))) {
+			flags |= TLB_POLICY_UNSUP_YOUNG;
+			young = arch->young;
+		}
+	}
+	out->young = young;
+	return flags;
+}
+
+/**
+ * tlb_policy_arch_nr_ops() - operations needed to invalidate some pages
+ * @arch: the architecture description.
+ * @pages: number of pages, ULONG_MAX for "everything".
+ *
+ * Return: @pages, or the number of range operations when @arch counts
+ * those.
+ */
+unsigned long tlb_policy_arch_nr_ops(const struct tlb_policy_arch *arch,
+				     unsigned long pages)
+{
+	if (pages == ULONG_MAX || !arch->range_ops || !arch->nr_ops)
+		return pages;
+	return arch->nr_ops(pages);
+}
+
+/**
+ * tlb_policy_set_method() - validate and apply a method written at runtime
+ * @arch: the architecture description.
+ * @p: the policy to change; untouched on error.
+ * @buf: the text written, for example "ipi\n".
+ *
+ * Return: 0, or -EINVAL for an unknown or unsupported method.
+ */
+int tlb_policy_set_method(const struct tlb_policy_arch *arch,
+			  struct tlb_policy *p, const char *buf)
+{
+	enum tlbi_method m;
+
+	if (tlb_policy_parse_method(buf, arch->broadcast_alias, &m))
+		return -EINVAL;
+	if (m != TLBI_METHOD_AUTO && !(arch->methods & BIT(m)))
+		return -EINVAL;
+	p->is_auto = m == TLBI_METHOD_AUTO;
+	p->method = p->is_auto ? arch->auto_method : m;
+	return 0;
+}
+
+/**
+ * tlb_policy_set_max_ops() - validate and apply max_ops written at runtime
+ * @arch: the architecture description.
+ * @p: the policy to change; untouched on error.
+ * @buf: the text written, a decimal number.
+ *
+ * Unlike the boot parameter, a runtime value is never clamped: a value
+ * above %TLB_POLICY_MAX_OPS_LIMIT is refused. While an erratum forces
+ * max_ops, only the forced value is accepted.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int tlb_policy_set_max_ops(const struct tlb_policy_arch *arch,
+			   struct tlb_policy *p, const char *buf)
+{
+	unsigned int ops;
+	bool clamped;
+
+	if (tlb_policy_parse_max_ops(buf, &ops, &clamped) || clamped)
+		return -EINVAL;
+	if (arch->erratum && ops != arch->erratum_max_ops)
+		return -EINVAL;
+	p->max_ops = ops;
+	return 0;
+}
+
+/**
+ * tlb_policy_set_young() - validate and apply a young mode written at runtime
+ * @arch: the architecture description.
+ * @p: the policy to change; untouched on error.
+ * @buf: the text written, for example "none\n".
+ *
+ * Return: 0, or -EINVAL for an unknown or unsupported mode.
+ */
+int tlb_policy_set_young(const struct tlb_policy_arch *arch,
+			 struct tlb_policy *p, const char *buf)
+{
+	enum tlbi_young y;
+
+	if (tlb_policy_parse_young(buf, &y) || !(arch->young_modes & BIT(y)))
+		return -EINVAL;
+	p->young = y;
+	return 0;
+}
+
+/**
+ * tlb_policy_format_method() - describe the method setting
+ * @arch: the architecture description.
+ * @p: the policy.
+ * @buf: output buffer.
+ * @size: size of @buf.
+ *
+ * Lists "auto" and each supported method; the setting in force is in
+ * brackets. When it is auto, the method auto chose follows a colon, as
+ * in "[auto:broadcast] ipi broadcast".
+ *
+ * Return: the number of characters written, without the NUL.
+ */
+int tlb_policy_format_method(const struct tlb_policy_arch *arch,
+			     const struct tlb_policy *p, char *buf,
+			     size_t size)
+{
+	int m, n;
+
+	if (p->is_auto)
+		n = scnprintf(buf, size, "[auto:%s]",
+			      tlbi_method_names[p->method]);
+	else
+		n = scnprintf(buf, size, "auto");
+	for (m = TLBI_METHOD_AUTO + 1; m < TLBI_METHOD_NR; m++) {
+		if (!(arch->methods & BIT(m)))
+			continue;
+		if (!p->is_auto && p->method == m)
+			n += scnprintf(buf + n, size - n, " [%s]",
+				       tlbi_method_names[m]);
+		else
+			n += scnprintf(buf + n, size - n, " %s",
+				       tlbi_method_names[m]);
+	}
+	return n;
+}
+
+/**
+ * tlb_policy_format_young() - describe the accessed-bit mode setting
+ * @arch: the architecture description.
+ * @p: the policy.
+ * @buf: output buffer.
+ * @size: size of @buf.
+ *
+ * Lists each supported mode, the one in force in brackets, as in
+ * "sync [nosync] none".
+ *
+ * Return: the number of characters written, without the NUL.
+ */
+int tlb_policy_format_young(const struct tlb_policy_arch *arch,
+			    const struct tlb_policy *p, char *buf, size_t size)
+{
+	int y, n = 0;
+
+	for (y = 0; y < TLBI_YOUNG_NR; y++) {
+		if (!(arch->young_modes & BIT(y)))
+			continue;
+		n += scnprintf(buf + n, size - n, y == p->young ? "%s[%s]" :
+			       "%s%s", n ? " " : "", tlbi_young_names[y]);
+	}
+	return n;
+}
+
+/**
+ * tlb_policy_stats_sum() - sum one counter over all CPUs
+ * @stats: the per-CPU counters.
+ * @stat: which counter.
+ *
+ * The sum is not a snapshot: CPUs may count while it is taken.
+ *
+ * Return: the sum.
+ */
+unsigned long tlb_policy_stats_sum(struct tlb_policy_stats __percpu *stats,
+				   enum tlb_policy_stat stat)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(stats, cpu)->v[stat]);
+	return sum;
+}
+
+/**
+ * tlb_policy_stats_write() - handle a write to the stats file
+ * @stats: the per-CPU counters.
+ * @buf: the text written; only "0" is accepted, and resets all counters.
+ *
+ * Counts that race with the reset may be lost, which is harmless.
+ *
+ * Return: 0, or -EINVAL and nothing reset.
+ */
+int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
+			   const char *buf)
+{
+	int cpu, i;
+
+	if (!sysfs_streq(buf, "0"))
+		return -EINVAL;
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < TLB_STAT_NR; i++)
+			WRITE_ONCE(per_cpu_ptr(stats, cpu)->v[i], 0);
+	return 0;
+}
+
+/* Make @p the live policy. Called with tlb_policy_mutex held, or at init. */
+static void tlb_policy_publish(const struct tlb_policy *p)
+{
+	WRITE_ONCE(tlb_policy_live.max_ops, p->max_ops);
+	WRITE_ONCE(tlb_policy_live.young, p->young);
+	WRITE_ONCE(tlb_policy_live.method, p->method);
+	WRITE_ONCE(tlb_policy_live.is_auto, p->is_auto);
+	/*
+	 * The two keys flip one after the other. A flush that runs in
+	 * between sees one of the four combinations, and each of them is
+	 * a complete method on its own.
+	 */
+	if (p->method == TLBI_METHOD_IPI)
+		static_branch_enable(&tlb_policy_ipi_key);
+	else
+		static_branch_disable(&tlb_policy_ipi_key);
+	if (p->is_auto)
+		static_branch_enable(&tlb_policy_auto_key);
+	else
+		static_branch_disable(&tlb_policy_auto_key);
+}
+
+/*
+ * Boot parameters are kept as typed and resolved in tlb_policy_init(),
+ * when the architecture's description is known (it decides, for
+ * example, whether "sbi" is a valid method). A value too long for its
+ * buffer ends in "...", which no parser accepts, so that truncation
+ * can never turn it into a different valid value.
+ */
+#define TLB_POLICY_ARG_LEN	32
+static char tlb_policy_args[3][TLB_POLICY_ARG_LEN] __initdata;
+static struct tlb_policy_req tlb_policy_req __initdata;
+
+static int __init tlb_policy_save_arg(char *arg, const char *val,
+				      const char **slot)
+{
+	if (strscpy(arg, val ? val : "", TLB_POLICY_ARG_LEN) < 0)
+		strscpy(arg + TLB_POLICY_ARG_LEN - 4, "...", 4);
+	*slot = arg;
+	return 0;
+}
+
+static int __init tlb_policy_method_param(char *val)
+{
+	return tlb_policy_save_arg(tlb_policy_args[0], val,
+				   &tlb_policy_req.method);
+}
+early_param("tlbi_method", tlb_policy_method_param);
+
+static int __init tlb_policy_max_ops_param(char *val)
+{
+	return tlb_policy_save_arg(tlb_policy_args[1], val,
+				   &tlb_policy_req.max_ops);
+}
+early_param("tlbi_max_ops", tlb_policy_max_ops_param);
+
+static int __init tlb_policy_young_param(char *val)
+{
+	return tlb_policy_save_arg(tlb_policy_args[2], val,
+				   &tlb_policy_req.young);
+}
+early_param("tlbi_young", tlb_policy_young_param);
+
+static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
+				     const struct tlb_policy_req *req,
+				     const struct tlb_policy *p,
+				     unsigned int flags)
+{
+	if (flags & TLB_POLICY_BAD_METHOD)
+		pr_warn("invalid tlbi_method=\"%s\", using auto\n",
+			req->method);
+	if (flags & TLB_POLICY_UNSUP_METHOD)
+		pr_warn("tlbi_method=%s is not supported on %s, falling back to auto\n",
+			req->method, arch->name);
+	if (flags & TLB_POLICY_BAD_MAX_OPS)
+		pr_warn("invalid tlbi_max_ops=\"%s\", using the default %u\n",
+			req->max_ops, arch->max_ops);
+	if (flags & TLB_POLICY_CLAMPED_MAX_OPS)
+		pr_warn("tlbi_max_ops=%s is too large, clamped to %u\n",
+			req->max_ops, TLB_POLICY_MAX_OPS_LIMIT);
+	if (flags & TLB_POLICY_ERRATUM_MAX_OPS)
+		pr_warn("tlbi_max_ops=%s ignored: erratum %s forces %u\n",
+			req->max_ops, arch->erratum, arch->erratum_max_ops);
+	if (flags & TLB_POLICY_BAD_YOUNG)
+		pr_warn("invalid tlbi_young=\"%s\", using %s\n", req->young,
+			tlbi_young_names[arch->young]);
+	if (flags & TLB_POLICY_UNSUP_YOUNG)
+		pr_warn("tlbi_young=%s is not supported on %s, falling back to %s\n",
+			req->young, arch->name, tlbi_young_names[arch->young]);
+
+	pr_info("method=%s%s max_ops=%u%s young=%s\n",
+		tlbi_method_names[p->method], p->is_auto ? " (auto)" : "",
+		p->max_ops, arch->range_ops ? " (range ops)" : "",
+		tlbi_young_names[p->young]);
+}
+
+/**
+ * tlb_policy_init() - resolve and publish the policy for this arch
+ * @arch: what the architecture implements; must stay valid for ever.
+ *
+ * Called once by the architecture, after the command line is parsed and
+ * before the secondary CPUs are brought up (early_initcall() is a good
+ * place). Prints one line describing the policy, preceded by a warning
+ * for each part of the request that could not be honoured.
+ */
+void __init tlb_policy_init(const struct tlb_policy_arch *arch)
+{
+	struct tlb_policy p;
+	unsigned int flags;
+
+	if (WARN_ON(tlb_policy_arch_desc) ||
+	    WARN_ON(!(arch->methods & BIT(arch->auto_method))) ||
+	    WARN_ON(!(arch->young_modes & BIT(arch->young))))
+		return;
+
+	flags = tlb_policy_resolve(arch, &tlb_policy_req, &p);
+	tlb_policy_report(arch, &tlb_policy_req, &p, flags);
+	tlb_policy_arch_desc = arch;
+	tlb_policy_publish(&p);
+}
+
+#ifdef CONFIG_DEBUG_FS
+enum {
+	TLB_POLICY_FILE_METHOD,
+	TLB_POLICY_FILE_MAX_OPS,
+	TLB_POLICY_FILE_YOUNG,
+	TLB_POLICY_FILE_STATS,
+	TLB_POLICY_FILE_NR,
+};
+
+static const char *const tlb_policy_file_names[TLB_POLICY_FILE_NR] = {
+	[TLB_POLICY_FILE_METHOD] = "method",
+	[TLB_POLICY_FILE_MAX_OPS] = "max_ops",
+	[TLB_POLICY_FILE_YOUNG] = "young",
+	[TLB_POLICY_FILE_STATS] = "stats",
+};
+
+static int (*const tlb_policy_setters[])(const struct tlb_policy_arch *,
+					 struct tlb_policy *, const char *) = {
+	[TLB_POLICY_FILE_METHOD] = tlb_policy_set_method,
+	[TLB_POLICY_FILE_MAX_OPS] = tlb_policy_set_max_ops,
+	[TLB_POLICY_FILE_YOUNG] = tlb_policy_set_young,
+};
+
+static int tlb_policy_show(struct seq_file *m, void *v)
+{
+	const struct tlb_policy_arch *arch = tlb_policy_arch_desc;
+	long file = (long)m->private;
+	struct tlb_policy p;
+	char buf[64];
+	int i;
+
+	mutex_lock(&tlb_policy_mutex);
+	p = tlb_policy_live;
+	mutex_unlock(&tlb_policy_mutex);
+
+	switch (file) {
+	case TLB_POLICY_FILE_METHOD:
+		tlb_policy_format_method(arch, &p, buf, sizeof(buf));
+		seq_printf(m, "%s\n", buf);
+		break;
+	case TLB_POLICY_FILE_MAX_OPS:
+		seq_printf(m, "%u\n", p.max_ops);
+		break;
+	case TLB_POLICY_FILE_YOUNG:
+		tlb_policy_format_young(arch, &p, buf, sizeof(buf));
+		seq_printf(m, "%s\n", buf);
+		break;
+	case TLB_POLICY_FILE_STATS:
+		for (i = 0; i < TLB_STAT_NR; i++)
+			seq_printf(m, "%s %lu\n", tlb_policy_stat_names[i],
+				   tlb_policy_stats_sum(&tlb_policy_stats, i));
+		break;
+	}
+	return 0;
+}
+
+static int tlb_policy_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tlb_policy_show, inode->i_private);
+}
+
+static ssize_t tlb_policy_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	long which = (long)((struct seq_file *)file->private_data)->private;
+	struct tlb_policy p;
+	char buf[32];
+	int ret;
+
+	if (*ppos || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	if (which == TLB_POLICY_FILE_STATS) {
+		ret = tlb_policy_stats_write(&tlb_policy_stats, buf);
+		return ret ? ret : len;
+	}
+
+	mutex_lock(&tlb_policy_mutex);
+	p = tlb_policy_live;
+	ret = tlb_policy_setters[which](tlb_policy_arch_desc, &p, buf);
+	if (!ret)
+		tlb_policy_publish(&p);
+	mutex_unlock(&tlb_policy_mutex);
+	return ret ? ret : len;
+}
+
+static const struct file_operations tlb_policy_fops = {
+	.owner = THIS_MODULE,
+	.open = tlb_policy_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = tlb_policy_write,
+	.release = single_release,
+};
+
+static int __init tlb_policy_debugfs_init(void)
+{
+	struct dentry *dir;
+	long i;
+
+	if (!tlb_policy_arch_desc)
+		return 0;
+	dir = debugfs_create_dir("tlb_policy", NULL);
+	for (i = 0; i < TLB_POLICY_FILE_NR; i++)
+		debugfs_create_file(tlb_policy_file_names[i], 0600, dir,
+				    (void *)i, &tlb_policy_fops);
+	return 0;
+}
+late_initcall(tlb_policy_debugfs_init);
+#endif /* CONFIG_DEBUG_FS */

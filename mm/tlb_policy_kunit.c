@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the TLB flush policy core.
+ *
+ * Everything here runs against fake architecture descriptions and
+ * private copies of the policy and the counters, so the suite runs on
+ * any architecture (UML included) and never changes the live policy of
+ * the kernel it runs in.
+ */
+
+#include <kunit/test.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/tlb_policy.h>
+
+#define M(x)	BIT(TLBI_METHOD_##x)
+#define Y(x)	BIT(TLBI_YOUNG_##x)
+#define ALL_YOUNG	(Y(SYNC) | Y(NOSYNC) | Y(NONE))
+
+/* Broadcast-capable, page-counting (arm64 without FEAT_TLBIRANGE). */
+static const struct tlb_policy_arch fake_bcast = {
+	.name = "fake-bcast",
+	.methods = M(IPI) | M(BROADCAST),
+	.auto_method = TLBI_METHOD_BROADCAST,
+	.max_ops = 512,
+	.young_modes = ALL_YOUNG,
+	.young = TLBI_YOUNG_NOSYNC,
+};
+
+/* IPI only (x86). */
+static const struct tlb_policy_arch fake_ipi = {
+	.name = "fake-ipi",
+	.methods = M(IPI),
+	.auto_method = TLBI_METHOD_IPI,
+	.max_ops = 33,
+	.young_modes = Y(NONE),
+	.young = TLBI_YOUNG_NONE,
+};
+
+/*
+ * A range operation covers (num + 1) << (5 * scale + 1) pages for a
+ * 5-bit num and scale 0..3, and an odd page needs one single-page
+ * operation: the shape of arm64 FEAT_TLBIRANGE.
+ */
+static unsigned long fake_range_nr_ops(unsigned long pages)
+{
+	unsigned long ops = pages & 1;
+	int scale;
+
+	pages >>= 1;
+	for (scale = 0; scale < 4 && pages; scale++, pages >>= 5)
+		ops += (pages & 31) != 0;
+	return ops + pages;
+}
+
+static const struct tlb_policy_arch fake_range = {
+	.name = "fake-range",
+	.methods = M(IPI) | M(BROADCAST),
+	.auto_method = TLBI_METHOD_BROADCAST,
+	.max_ops = 512,
+	.range_ops = true,
+	.nr_ops = fake_range_nr_ops,
+	.young_modes = ALL_YOUNG,
+	.young = TLBI_YOUNG_NOSYNC,
+};
+
+/* riscv-like: "sbi" spells broadcast, auto is IPI, an erratum forces 0. */
+static const struct tlb_policy_arch fake_erratum = {
+	.name = "fake-erratum",
+	.methods = M(IPI) | M(BROADCAST),
+	.auto_method = TLBI_METHOD_IPI,
+	.broadcast_alias = "sbi",
+	.max_ops = 64,
+	.young_modes = Y(NONE),
+	.young = TLBI_YOUNG_NONE,
+	.erratum = "fake-cip",
+	.erratum_max_ops = 0,
+};
+
+/* ---- parsing ---------------------------------------------------------- */
+
+struct parse_case {
+	const char *s;
+	const char *alias;
+	int ret;
+	unsigned long long val;
+	bool clamped;
+};
+
+static void parse_case_desc(const struct parse_case *c, char *desc)
+{
+	if (c->s)
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%s\"%s%s", c->s,
+			 c->alias ? " alias " : "", c->alias ? c->alias : "");
+	else
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "NULL");
+	strreplace(desc, '\n', '~');
+}
+
+static const struct parse_case method_cases[] = {
+	{ "auto", NULL, 0, TLBI_METHOD_AUTO },
+	{ "ipi", NULL, 0, TLBI_METHOD_IPI },
+	{ "broadcast", NULL, 0, TLBI_METHOD_BROADCAST },
+	{ "ipi\n", NULL, 0, TLBI_METHOD_IPI },
+	{ "sbi", "sbi", 0, TLBI_METHOD_BROADCAST },
+	{ "broadcast", "sbi", 0, TLBI_METHOD_BROADCAST },
+	{ "sbi", NULL, -EINVAL },
+	{ "SBI", "sbi", -EINVAL },
+	{ "", NULL, -EINVAL },
+	{ "IPI", NULL, -EINVAL },
+	{ "Auto", NULL, -EINVAL },
+	{ "ipi2", NULL, -EINVAL },
+	{ "ipi ", NULL, -EINVAL },
+	{ " ipi", NULL, -EINVAL },
+	{ "ipi\n\n", NULL, -EINVAL },
+	{ "broad", NULL, -EINVAL },
+	{ "bogus", NULL, -EINVAL },
+	{ "-1", NULL, -EINVAL },
+	{ NULL, NULL, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(method, method_cases, parse_case_desc);
+
+static void tlb_policy_parse_method_test(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+	enum tlbi_method m = TLBI_METHOD_NR;
+	int ret = tlb_policy_parse_method(c->s, c->alias, &m);
+
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, m, ret ? TLBI_METHOD_NR : c->val);
+}
+
+static const struct parse_case max_ops_cases[] = {
+	{ "0", NULL, 0, 0 },
+	{ "1", NULL, 0, 1 },
+	{ "512", NULL, 0, 512 },
+	{ "512\n", NULL, 0, 512 },
+	{ "+7", NULL, 0, 7 },
+	{ "007", NULL, 0, 7 },
+	{ "1048576", NULL, 0, TLB_POLICY_MAX_OPS_LIMIT },
+	{ "1048577", NULL, 0, TLB_POLICY_MAX_OPS_LIMIT, true },
+	{ "4294967296", NULL, 0, TLB_POLICY_MAX_OPS_LIMIT, true },
+	{ "18446744073709551615", NULL, 0, TLB_POLICY_MAX_OPS_LIMIT, true },
+	{ "18446744073709551616", NULL, -EINVAL },
+	{ "", NULL, -EINVAL },
+	{ "-3", NULL, -EINVAL },
+	{ "-0", NULL, -EINVAL },
+	{ "12abc", NULL, -EINVAL },
+	{ "0x10", NULL, -EINVAL },
+	{ " 5", NULL, -EINVAL },
+	{ "5 ", NULL, -EINVAL },
+	{ "5...", NULL, -EINVAL },
+	{ "abc", NULL, -EINVAL },
+	{ NULL, NULL, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(max_ops, max_ops_cases, parse_case_desc);
+
+static void tlb_policy_parse_max_ops_test(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+	unsigned int v = 12345;
+	bool clamped = false;
+	int ret = tlb_policy_parse_max_ops(c->s, &v, &clamped);
+
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	if (ret) {
+		KUNIT_EXPECT_EQ(test, v, 12345);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, v, c->val);
+	KUNIT_EXPECT_EQ(test, clamped, c->clamped);
+}
+
+static const struct parse_case young_cases[] = {
+	{ "sync", NULL, 0, TLBI_YOUNG_SYNC },
+	{ "nosync", NULL, 0, TLBI_YOUNG_NOSYNC },
+	{ "none", NULL, 0, TLBI_YOUNG_NONE },
+	{ "none\n", NULL, 0, TLBI_YOUNG_NONE },
+	{ "", NULL, -EINVAL },
+	{ "NONE", NULL, -EINVAL },
+	{ "nosyncx", NULL, -EINVAL },
+	{ "no", NULL, -EINVAL },
+	{ "0", NULL, -EINVAL },
+	{ NULL, NULL, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(young, young_cases, parse_case_desc);
+
+static void tlb_policy_parse_young_test(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+	enum tlbi_young y = TLBI_YOUNG_NR;
+	int ret = tlb_policy_parse_young(c->s, &y);
+
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, y, ret ? TLBI_YOUNG_NR : c->val);
+}
+
+/* ---- resolution ------------------------------------------------------- */
+
+struct resolve_case {
+	const char *name;
+	const struct tlb_policy_arch *arch;
+	struct tlb_policy_req req;
+	enum tlbi_method method;
+	bool is_auto;
+	unsigned int max_ops;
+	enum tlbi_young young;
+	unsigned int flags;
+};
+
+static void resolve_case_desc(const struct resolve_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s: %s", c->arch->name,
+		 c->name);
+}
+
+static void expect_policy(struct kunit *test, const struct tlb_policy *p,
+			  const struct tlb_policy *want)
+{
+	KUNIT_EXPECT_EQ(test, p->method, want->method);
+	KUNIT_EXPECT_EQ(test, p->is_auto, want->is_auto);
+	KUNIT_EXPECT_EQ(test, p->max_ops, want->max_ops);
+	KUNIT_EXPECT_EQ(test, p->young, want->young);
+}
+
+static void check_resolve(struct kunit *test, const struct resolve_case *c)
+{
+	const struct tlb_policy want = {
+		c->method, c->is_auto, c->max_ops, c->young
+	};
+	struct tlb_policy p;
+	unsigned int flags = tlb_policy_resolve(c->arch, &c->req, &p);
+
+	KUNIT_EXPECT_EQ(test, flags, c->flags);
+	expect_policy(test, &p, &want);
+	/* Whatever was asked, the result is something the arch implements. */
+	KUNIT_EXPECT_TRUE(test, c->arch->methods & BIT(p.method));
+	KUNIT_EXPECT_TRUE(test, c->arch->young_modes & BIT(p.young));
+}
+
+#define BC	TLBI_METHOD_BROADCAST
+#define IPI	TLBI_METHOD_IPI
+static const struct resolve_case defaults_cases[] = {
+	{ "defaults", &fake_bcast, {}, BC, true, 512, TLBI_YOUNG_NOSYNC },
+	{ "defaults", &fake_ipi, {}, IPI, true, 33, TLBI_YOUNG_NONE },
+	{ "defaults", &fake_range, {}, BC, true, 512, TLBI_YOUNG_NOSYNC },
+	{ "defaults", &fake_erratum, {}, IPI, true, 0, TLBI_YOUNG_NONE },
+};
+
+KUNIT_ARRAY_PARAM(defaults, defaults_cases, resolve_case_desc);
+
+static void tlb_policy_resolve_defaults_test(struct kunit *test)
+{
+	check_resolve(test, test->param_value);
+}
+
+static const struct resolve_case method_resolve_cases[] = {
+	{ "auto", &fake_bcast, { .method = "auto" }, BC, true, 512,
+	  TLBI_YOUNG_NOSYNC },
+	{ "explicit broadcast", &fake_bcast, { .method = "broadcast" }, BC,
+	  false, 512, TLBI_YOUNG_NOSYNC },
+	{ "explicit ipi", &fake_bcast, { .method = "ipi" }, IPI, false, 512,
+	  TLBI_YOUNG_NOSYNC },
+	{ "auto without broadcast", &fake_ipi, { .method = "auto" }, IPI,
+	  true, 33, TLBI_YOUNG_NONE },
+	{ "unsupported broadcast", &fake_ipi, { .method = "broadcast" }, IPI,
+	  true, 33, TLBI_YOUNG_NONE, TLB_POLICY_UNSUP_METHOD },
+	{ "garbage", &fake_bcast, { .method = "bogus" }, BC, true, 512,
+	  TLBI_YOUNG_NOSYNC, TLB_POLICY_BAD_METHOD },
+	{ "empty", &fake_bcast, { .method = "" }, BC, true, 512,
+	  TLBI_YOUNG_NOSYNC, TLB_POLICY_BAD_METHOD },
+	{ "alias", &fake_erratum, { .method = "sbi" }, BC, false, 0,
+	  TLBI_YOUNG_NONE },
+	{ "alias elsewhere", &fake_bcast, { .method = "sbi" }, BC, true, 512,
+	  TLBI_YOUNG_NOSYNC, TLB_POLICY_BAD_METHOD },
+};
+
+KUNIT_ARRAY_PARAM(method_resolve, method_resolve_cases, resolve_case_desc);
+
+static void tlb_policy_resolve_method_test(struct kunit *test)
+{
+	check_resolve(test, test->param_value);
+}
+
+static const struct resolve_case max_ops_resolve_cases[] = {
+	{ "0", &fake_bcast, { .max_ops = "0" }, BC, true, 0,
+	  TLBI_YOUNG_NOSYNC },
+	{ "1", &fake_bcast, { .max_ops = "1" }, BC, true, 1,
+	  TLBI_YOUNG_NOSYNC },
+	{ "100000", &fake_ipi, { .max_ops = "100000" }, IPI, true, 100000,
+	  TLBI_YOUNG_NONE },
+	{ "huge", &fake_bcast, { .max_ops = "99999999999" }, BC, true,
+	  TLB_POLICY_MAX_OPS_LIMIT, TLBI_YOUNG_NOSYNC,
+	  TLB_POLICY_CLAMPED_MAX_OPS },
+	{ "negative", &fake_bcast, { .max_ops = "-3" }, BC, true, 512,
+	  TLBI_YOUNG_NOSYNC, TLB_POLICY_BAD_MAX_OPS },
+	{ "junk", &fake_ipi, { .max_ops = "33x" }, IPI, true, 33,
+	  TLBI_YOUNG_NONE, TLB_POLICY_BAD_MAX_OPS },
+	{ "truncated", &fake_ipi,
+	  { .max_ops = "0000000000000000000000000000..." }, IPI, true, 33,
+	  TLBI_YOUNG_NONE, TLB_POLICY_BAD_MAX_OPS },
+	{ "erratum wins", &fake_erratum, { .max_ops = "64" }, IPI, true, 0,
+	  TLBI_YOUNG_NONE, TLB_POLICY_ERRATUM_MAX_OPS },
+	{ "erratum agrees", &fake_erratum, { .max_ops = "0" }, IPI, true, 0,
+	  TLBI_YOUNG_NONE },
+	{ "erratum and junk", &fake_erratum, { .max_ops = "x" }, IPI, true, 0,
+	  TLBI_YOUNG_NONE, TLB_POLICY_BAD_MAX_OPS },
+};
+
+KUNIT_ARRAY_PARAM(max_ops_resolve, max_ops_resolve_cases, resolve_case_desc);
+
+static void tlb_policy_resolve_max_ops_test(struct kunit *test)
+{
+	check_resolve(test, test->param_value);
+}
+
+static const struct resolve_case young_resolve_cases[] = {
+	{ "sync", &fake_bcast, { .young = "sync" }, BC, true, 512,
+	  TLBI_YOUNG_SYNC },
+	{ "none", &fake_bcast, { .young = "none" }, BC, true, 512,
+	  TLBI_YOUNG_NONE },
+	{ "unsupported", &fake_ipi, { .young = "sync" }, IPI, true, 33,
+	  TLBI_YOUNG_NONE, TLB_POLICY_UNSUP_YOUNG },
+	{ "garbage", &fake_bcast, { .young = "fast" }, BC, true, 512,
+	  TLBI_YOUNG_NOSYNC, TLB_POLICY_BAD_YOUNG },
+};
+
+KUNIT_ARRAY_PARAM(young_resolve, young_resolve_cases, resolve_case_desc);
+
+static void tlb_policy_resolve_young_test(struct kunit *test)
+{
+	check_resolve(test, test->param_value);
+}
+
+/* The bench's garbage command line: every part falls back, each warns. */
+static void tlb_policy_resolve_all_garbage(struct kunit *test)
+{
+	const struct resolve_case c = {
+		"garbage", &fake_range,
+		{ .method = "bogus", .max_ops = "-3", .young = "maybe" },
+		BC, true, 512, TLBI_YOUNG_NOSYNC,
+		TLB_POLICY_BAD_METHOD | TLB_POLICY_BAD_MAX_OPS |
+		TLB_POLICY_BAD_YOUNG,
+	};
+
+	check_resolve(test, &c);
+}
+
+/* A request for a method the arch lacks falls back to auto, not IPI. */
+static void tlb_policy_resolve_fallback_is_auto(struct kunit *test)
+{
+	const struct tlb_policy_req req = { .method = "broadcast" };
+	struct tlb_policy p;
+
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&fake_ipi, &req, &p),
+			TLB_POLICY_UNSUP_METHOD);
+	KUNIT_EXPECT_TRUE(test, p.is_auto);
+	KUNIT_EXPECT_EQ(test, p.method, fake_ipi.auto_method);
+}
+
+/* ---- decisions -------------------------------------------------------- */
+
+struct decide_case {
+	unsigned long nr_ops;
+	unsigned int max_ops;
+	enum tlb_flush_kind kind;
+};
+
+static void decide_case_desc(const struct decide_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "ops=%lu max_ops=%u", c->nr_ops,
+		 c->max_ops);
+}
+
+#define R	TLB_FLUSH_RANGE
+#define F	TLB_FLUSH_FULL
+#define N	TLB_FLUSH_NONE
+#define LIM	TLB_POLICY_MAX_OPS_LIMIT
+static const struct decide_case decide_cases[] = {
+	/* max_ops = 0: every non-empty range is a full flush. */
+	{ 0, 0, N }, { 1, 0, F }, { 2, 0, F },
+	/* max_ops = 1 */
+	{ 0, 1, N }, { 1, 1, R }, { 2, 1, F },
+	/* the x86, riscv and arm64 defaults, at N-1, N and N+1 */
+	{ 32, 33, R }, { 33, 33, R }, { 34, 33, F },
+	{ 63, 64, R }, { 64, 64, R }, { 65, 64, F },
+	{ 511, 512, R }, { 512, 512, R }, { 513, 512, F },
+	/* the largest threshold */
+	{ LIM - 1, LIM, R }, { LIM, LIM, R }, { LIM + 1UL, LIM, F },
+	/* "everything" is always a full flush */
+	{ ULONG_MAX, 0, F }, { ULONG_MAX, LIM, F }, { ULONG_MAX, UINT_MAX, F },
+	{ ULONG_MAX - 1, UINT_MAX, F },
+};
+
+KUNIT_ARRAY_PARAM(decide, decide_cases, decide_case_desc);
+
+static void tlb_policy_decide_test(struct kunit *test)
+{
+	const struct decide_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(c->nr_ops, c->max_ops),
+			c->kind);
+}
+
+/* A zero-length range needs no flush whatever max_ops says. */
+static void tlb_policy_decide_zero_length(struct kunit *test)
+{
+	unsigned long pages = tlb_policy_nr_pages(0x10000, 0x10000,
+						  PAGE_SHIFT);
+
+	KUNIT_EXPECT_EQ(test, pages, 0);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, 0), TLB_FLUSH_NONE);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, LIM), TLB_FLUSH_NONE);
+}
+
+/* size == -1, as riscv and x86 spell "flush everything". */
+static void tlb_policy_decide_flush_all(struct kunit *test)
+{
+	unsigned long pages = tlb_policy_nr_pages(0, TLB_POLICY_END_ALL,
+						  PAGE_SHIFT);
+
+	KUNIT_EXPECT_EQ(test, pages, ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, tlb_policy_arch_nr_ops(&fake_range, pages),
+			ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, LIM), TLB_FLUSH_FULL);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, UINT_MAX),
+			TLB_FLUSH_FULL);
+}
+
+struct pages_case {
+	unsigned long start, end;
+	unsigned int shift;
+	unsigned long pages;
+};
+
+static void pages_case_desc(const struct pages_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%#lx-%#lx shift %u", c->start,
+		 c->end, c->shift);
+}
+
+static const struct pages_case pages_cases[] = {
+	{ 0x1000, 0x2000, 12, 1 },
+	{ 0x1000, 0x1001, 12, 1 },
+	{ 0x1fff, 0x2001, 12, 2 },
+	{ 0x1000, 0x22000, 12, 33 },
+	{ 0x1000, 0x201000, 12, 512 },
+	{ 0x1000, 0x202000, 12, 513 },
+	{ 0x200000, 0x600000, 21, 2 },
+	{ 0x1ff000, 0x201000, 21, 2 },
+	{ 0x2000, 0x1000, 12, 0 },
+	{ 0, 0, 12, 0 },
+	{ ULONG_MAX - 0xfff, ULONG_MAX - 1, 12, 1 },
+	{ 0, ULONG_MAX - 1, 12, (ULONG_MAX >> 12) + 1 },
+};
+
+KUNIT_ARRAY_PARAM(pages, pages_cases, pages_case_desc);
+
+static void tlb_policy_nr_pages_test(struct kunit *test)
+{
+	const struct pages_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, tlb_policy_nr_pages(c->start, c->end, c->shift),
+			c->pages);
+}
+
+struct ops_case {
+	const struct tlb_policy_arch *arch;
+	unsigned long pages;
+	unsigned long ops;
+	enum tlb_flush_kind kind;
+};
+
+static void ops_case_desc(const struct ops_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s pages=%lu", c->arch->name,
+		 c->pages);
+}
+
+/* The same page counts decide differently when the arch counts ops. */
+static const struct ops_case ops_cases[] = {
+	{ &fake_bcast, 511, 511, R },
+	{ &fake_bcast, 512, 512, R },
+	{ &fake_bcast, 513, 513, F },
+	{ &fake_bcast, 1024, 1024, F },
+	{ &fake_range, 1, 1, R },
+	{ &fake_range, 2, 1, R },
+	{ &fake_range, 3, 2, R },
+	{ &fake_range, 513, 2, R },
+	{ &fake_range, 1024, 1, R },
+	{ &fake_range, (1UL << 21) - 1, 5, R },
+	{ &fake_range, ULONG_MAX, ULONG_MAX, F },
+};
+
+KUNIT_ARRAY_PARAM(ops, ops_cases, ops_case_desc);
+
+static void tlb_policy_arch_nr_ops_test(struct kunit *test)
+{
+	const struct ops_case *c = test->param_value;
+	unsigned long ops = tlb_policy_arch_nr_ops(c->arch, c->pages);
+
+	KUNIT_EXPECT_EQ(test, ops, c->ops);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(ops, c->arch->max_ops),
+			c->kind);
+}
+
+/* With range ops, N-1, N and N+1 are counted in operations. */
+static void tlb_policy_range_ops_boundary(struct kunit *test)
+{
+	/* 2115 = 1 + 2 * (1 + 32 + 1024): one single op, three range ops */
+	unsigned long ops = tlb_policy_arch_nr_ops(&fake_range, 2115);
+
+	KUNIT_EXPECT_EQ(test, ops, 4);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(ops, 3), TLB_FLUSH_FULL);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(ops, 4), TLB_FLUSH_RANGE);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(ops, 5), TLB_FLUSH_RANGE);
+	/* counted in pages, the same range is far above the threshold */
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(2115, 512), TLB_FLUSH_FULL);
+}
+
+struct reach_case {
+	enum tlbi_method method;
+	bool is_auto, others;
+	enum tlb_flush_reach reach;
+};
+
+static void reach_case_desc(const struct reach_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s, %s",
+		 c->method == TLBI_METHOD_IPI ? "ipi" : "broadcast",
+		 c->is_auto ? " (auto)" : "",
+		 c->others ? "others" : "local only");
+}
+
+static const struct reach_case reach_cases[] = {
+	{ BC, true, false, TLB_REACH_LOCAL },
+	{ BC, true, true, TLB_REACH_BROADCAST },
+	/* an explicit broadcast never elides */
+	{ BC, false, false, TLB_REACH_BROADCAST },
+	{ BC, false, true, TLB_REACH_BROADCAST },
+	{ IPI, true, false, TLB_REACH_LOCAL },
+	{ IPI, true, true, TLB_REACH_IPI },
+	{ IPI, false, false, TLB_REACH_LOCAL },
+	{ IPI, false, true, TLB_REACH_IPI },
+};
+
+KUNIT_ARRAY_PARAM(reach, reach_cases, reach_case_desc);
+
+static void tlb_policy_reach_test(struct kunit *test)
+{
+	const struct reach_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, tlb_policy_reach(c->method, c->is_auto,
+					       c->others), c->reach);
+}
+
+/* ---- runtime changes (what the debugfs handlers call) ----------------- */
+
+static struct tlb_policy policy_of(const struct tlb_policy_arch *arch)
+{
+	const struct tlb_policy_req none = {};
+	struct tlb_policy p;
+
+	tlb_policy_resolve(arch, &none, &p);
+	return p;
+}
+
+struct set_case {
+	const struct tlb_policy_arch *arch;
+	const char *buf;
+	int ret;
+	struct tlb_policy after;
+};
+
+static void set_case_desc(const struct set_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s \"%s\"", c->arch->name,
+		 c->buf);
+	strreplace(desc, '\n', '~');
+}
+
+static void check_set(struct kunit *test, const struct set_case *c,
+		      int (*set)(const struct tlb_policy_arch *,
+				 struct tlb_policy *, const char *))
+{
+	struct tlb_policy before = policy_of(c->arch), p = before;
+
+	KUNIT_EXPECT_EQ(test, set(c->arch, &p, c->buf), c->ret);
+	/* A refused write changes nothing at all. */
+	expect_policy(test, &p, c->ret ? &before : &c->after);
+}
+
+#define POL(m, a, ops, y) { TLBI_METHOD_##m, a, ops, TLBI_YOUNG_##y }
+static const struct set_case set_method_cases[] = {
+	{ &fake_bcast, "ipi\n", 0, POL(IPI, false, 512, NOSYNC) },
+	{ &fake_bcast, "broadcast", 0, POL(BROADCAST, false, 512, NOSYNC) },
+	{ &fake_bcast, "auto\n", 0, POL(BROADCAST, true, 512, NOSYNC) },
+	{ &fake_erratum, "sbi\n", 0, POL(BROADCAST, false, 0, NONE) },
+	{ &fake_ipi, "broadcast\n", -EINVAL },
+	{ &fake_bcast, "sbi\n", -EINVAL },
+	{ &fake_bcast, "", -EINVAL },
+	{ &fake_bcast, "\n", -EINVAL },
+	{ &fake_bcast, "IPI\n", -EINVAL },
+	{ &fake_bcast, "ipi\nx", -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(set_method, set_method_cases, set_case_desc);
+
+static void tlb_policy_set_method_test(struct kunit *test)
+{
+	check_set(test, test->param_value, tlb_policy_set_method);
+}
+
+static const struct set_case set_max_ops_cases[] = {
+	{ &fake_bcast, "0\n", 0, POL(BROADCAST, true, 0, NOSYNC) },
+	{ &fake_bcast, "1", 0, POL(BROADCAST, true, 1, NOSYNC) },
+	{ &fake_bcast, "1048576\n", 0, POL(BROADCAST, true, LIM, NOSYNC) },
+	{ &fake_bcast, "1048577\n", -EINVAL },
+	{ &fake_bcast, "-1\n", -EINVAL },
+	{ &fake_bcast, "", -EINVAL },
+	{ &fake_bcast, "12 34", -EINVAL },
+	{ &fake_bcast, "99999999999999999999", -EINVAL },
+	{ &fake_erratum, "64\n", -EINVAL },
+	{ &fake_erratum, "0\n", 0, POL(IPI, true, 0, NONE) },
+};
+
+KUNIT_ARRAY_PARAM(set_max_ops, set_max_ops_cases, set_case_desc);
+
+static void tlb_policy_set_max_ops_test(struct kunit *test)
+{
+	check_set(test, test->param_value, tlb_policy_set_max_ops);
+}
+
+static const struct set_case set_young_cases[] = {
+	{ &fake_bcast, "sync\n", 0, POL(BROADCAST, true, 512, SYNC) },
+	{ &fake_bcast, "none", 0, POL(BROADCAST, true, 512, NONE) },
+	{ &fake_ipi, "none\n", 0, POL(IPI, true, 33, NONE) },
+	{ &fake_ipi, "sync\n", -EINVAL },
+	{ &fake_bcast, "off\n", -EINVAL },
+	{ &fake_bcast, "", -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(set_young, set_young_cases, set_case_desc);
+
+static void tlb_policy_set_young_test(struct kunit *test)
+{
+	check_set(test, test->param_value, tlb_policy_set_young);
+}
+
+struct format_case {
+	const struct tlb_policy_arch *arch;
+	struct tlb_policy p;
+	const char *method, *young;
+};
+
+static void format_case_desc(const struct format_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", c->arch->name,
+		 c->method);
+}
+
+static const struct format_case format_cases[] = {
+	{ &fake_bcast, POL(BROADCAST, true, 512, NOSYNC),
+	  "[auto:broadcast] ipi broadcast", "sync [nosync] none" },
+	{ &fake_bcast, POL(BROADCAST, false, 512, SYNC),
+	  "auto ipi [broadcast]", "[sync] nosync none" },
+	{ &fake_bcast, POL(IPI, false, 512, NONE),
+	  "auto [ipi] broadcast", "sync nosync [none]" },
+	{ &fake_ipi, POL(IPI, true, 33, NONE), "[auto:ipi] ipi", "[none]" },
+};
+
+KUNIT_ARRAY_PARAM(format, format_cases, format_case_desc);
+
+static void tlb_policy_format_test(struct kunit *test)
+{
+	const struct format_case *c = test->param_value;
+	char buf[64];
+
+	KUNIT_EXPECT_EQ(test, tlb_policy_format_method(c->arch, &c->p, buf,
+						       sizeof(buf)),
+			strlen(c->method));
+	KUNIT_EXPECT_STREQ(test, buf, c->method);
+	KUNIT_EXPECT_EQ(test, tlb_policy_format_young(c->arch, &c->p, buf,
+						      sizeof(buf)),
+			strlen(c->young));
+	KUNIT_EXPECT_STREQ(test, buf, c->young);
+}
+
+/* A short buffer is truncated, never overrun. */
+static void tlb_policy_format_short_buffer(struct kunit *test)
+{
+	const struct tlb_policy p = POL(BROADCAST, true, 512, NOSYNC);
+	char buf[12];
+
+	memset(buf, 'x', sizeof(buf));
+	tlb_policy_format_method(&fake_bcast, &p, buf, 8);
+	KUNIT_EXPECT_STREQ(test, buf, "[auto:b");
+	KUNIT_EXPECT_EQ(test, buf[8], 'x');
+}
+
+/* ---- counters --------------------------------------------------------- */
+
+static struct tlb_policy_stats __percpu *alloc_stats(struct kunit *test)
+{
+	struct tlb_policy_stats __percpu *s = alloc_percpu(struct tlb_policy_stats);
+
+	KUNIT_ASSERT_NOT_NULL(test, (void __force *)s);
+	return s;
+}
+
+/* The sum covers every possible CPU, for each counter separately. */
+static void tlb_policy_stats_sum_test(struct kunit *test)
+{
+	struct tlb_policy_stats __percpu *s = alloc_stats(test);
+	unsigned long n = 0;
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < TLB_STAT_NR; i++)
+			per_cpu_ptr(s, cpu)->v[i] = (i + 1) * (cpu + 1);
+		n += cpu + 1;
+	}
+	for (i = 0; i < TLB_STAT_NR; i++)
+		KUNIT_EXPECT_EQ(test, tlb_policy_stats_sum(s, i), (i + 1) * n);
+	free_percpu(s);
+}
+
+static void tlb_policy_stats_reset_test(struct kunit *test)
+{
+	struct tlb_policy_stats __percpu *s = alloc_stats(test);
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(s, cpu)->v[TLB_STAT_IPI] = 7;
+	KUNIT_EXPECT_EQ(test, tlb_policy_stats_write(s, "0\n"), 0);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		KUNIT_EXPECT_EQ(test, tlb_policy_stats_sum(s, i), 0);
+	free_percpu(s);
+}
+
+static const char *const bad_stats_writes[] = {
+	"1", "", "00", "0 ", "reset", "-0",
+};
+
+/* Anything but "0" is refused and leaves the counters alone. */
+static void tlb_policy_stats_write_rejects(struct kunit *test)
+{
+	struct tlb_policy_stats __percpu *s = alloc_stats(test);
+	int i;
+
+	this_cpu_write(s->v[TLB_STAT_FULL], 5);
+	for (i = 0; i < ARRAY_SIZE(bad_stats_writes); i++) {
+		const char *buf = bad_stats_writes[i];
+
+		KUNIT_EXPECT_EQ(test, tlb_policy_stats_write(s, buf), -EINVAL);
+		KUNIT_EXPECT_EQ(test, tlb_policy_stats_sum(s, TLB_STAT_FULL), 5);
+	}
+	free_percpu(s);
+}
+
+/* The live counters count on the local CPU. */
+static void tlb_policy_count_test(struct kunit *test)
+{
+	unsigned long before, after, flags;
+
+	local_irq_save(flags);
+	before = this_cpu_read(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED]);
+	tlb_policy_count(TLB_STAT_YOUNG_SKIPPED);
+	tlb_policy_count(TLB_STAT_YOUNG_SKIPPED);
+	after = this_cpu_read(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED]);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, after, before + 2);
+}
+
+static struct kunit_case tlb_policy_test_cases[] = {
+	KUNIT_CASE_PARAM(tlb_policy_parse_method_test, method_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_parse_max_ops_test, max_ops_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_parse_young_test, young_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_resolve_defaults_test,
+			 defaults_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_resolve_method_test,
+			 method_resolve_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_resolve_max_ops_test,
+			 max_ops_resolve_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_resolve_young_test,
+			 young_resolve_gen_params),
+	KUNIT_CASE(tlb_policy_resolve_all_garbage),
+	KUNIT_CASE(tlb_policy_resolve_fallback_is_auto),
+	KUNIT_CASE_PARAM(tlb_policy_decide_test, decide_gen_params),
+	KUNIT_CASE(tlb_policy_decide_zero_length),
+	KUNIT_CASE(tlb_policy_decide_flush_all),
+	KUNIT_CASE_PARAM(tlb_policy_nr_pages_test, pages_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_arch_nr_ops_test, ops_gen_params),
+	KUNIT_CASE(tlb_policy_range_ops_boundary),
+	KUNIT_CASE_PARAM(tlb_policy_reach_test, reach_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_set_method_test, set_method_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_set_max_ops_test, set_max_ops_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_set_young_test, set_young_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_format_test, format_gen_params),
+	KUNIT_CASE(tlb_policy_format_short_buffer),
+	KUNIT_CASE(tlb_policy_stats_sum_test),
+	KUNIT_CASE(tlb_policy_stats_reset_test),
+	KUNIT_CASE(tlb_policy_stats_write_rejects),
+	KUNIT_CASE(tlb_policy_count_test),
+	{}
+};
+
+static struct kunit_suite tlb_policy_test_suite = {
+	.name = "tlb_policy",
+	.test_cases = tlb_policy_test_cases,
+};
+
+kunit_test_suite(tlb_policy_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the TLB flush policy core");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the tools/series scripts. Sourced, never run.
+#
+# Everything that names the project (author identity, branch names, cache
+# layout) is set here and only here.
+
+set -euo pipefail
+
+# Debian's tools first: scripts/spdxcheck.py, called by checkpatch, needs
+# Debian's python3 with python3-ply and python3-git, not another python3
+# that may come earlier in PATH.
+export PATH=/usr/bin:/bin:$PATH
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TLBP_CACHE=${TLBP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tlb-policy}
+TARBALL=${TLBP_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+
+# The kernel tree: one base commit plus the work branch.
+KBASE=$TLBP_CACHE/linux
+BASE_TAG=tlbp-base
+WORK_BRANCH=tlb-policy
+LOGDIR=$TLBP_CACHE/logs
+
+# The one author identity of the series. The address is a placeholder
+# that a submitter replaces (README.md, "Sending the series").
+TLBP_NAME="tlb-policy developers"
+TLBP_EMAIL="tlb-policy@example.org"
+TLBP_IDENT="$TLBP_NAME <$TLBP_EMAIL>"
+
+# Fixed identity and date for the base commit, so that the same tarball
+# always yields the same commit id.
+BASE_DATE="2000-01-01T00:00:00+0000"
+
+# Paths the series may add files under; these are copied in-tree.
+COPY_DIRS="mm include arch Documentation tools/testing"
+
+# Debian packages every workflow needs (DEVELOPERS.md).
+PACKAGES="linux-source-6.12 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-system-arm
+qemu-system-misc qemu-system-x86 sparse b4 quilt flex bison bc libelf-dev
+libssl-dev cpio ccache python3 python3-ply python3-git gcc make git"
+
+mkdir -p "$LOGDIR"
+
+# ccache keeps rebuilds of the same sources cheap, across trees too.
+export CCACHE_DIR=${CCACHE_DIR:-$TLBP_CACHE/ccache}
+export CCACHE_BASEDIR=$TLBP_CACHE
+
+say() { printf '%s\n' "$*"; }
+step() { printf '==> %s\n' "$*"; }
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Run a command with output going to a log file; on failure show its tail.
+logrun() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		printf 'error: "%s" failed; last lines of %s:\n' "$*" "$log" >&2
+		tail -n 20 "$log" >&2
+		return 1
+	fi
+}
+
+# git in the cache tree, with the project identity.
+kgit() {
+	GIT_AUTHOR_NAME=$TLBP_NAME GIT_AUTHOR_EMAIL=$TLBP_EMAIL \
+	GIT_COMMITTER_NAME=$TLBP_NAME GIT_COMMITTER_EMAIL=$TLBP_EMAIL \
+		git -C "$KBASE" "$@"
+}
+
+need_base() {
+	git -C "$KBASE" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 ||
+		die "no base tree in $KBASE; run 'make setup' first"
+}
+
+# Patch file names from the series file, in order, without comments.
+series_patches() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/series"
+}
+
+usage_if_help() {
+	case "${1:-}" in
+	-h | --help)
+		sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"
+		exit 0
+		;;
+	esac
+}
