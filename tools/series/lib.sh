@@ -43,7 +43,7 @@ libssl-dev cpio ccache python3 python3-ply python3-git gcc make git"
 mkdir -p "$LOGDIR"
 
 # ccache keeps rebuilds of the same sources cheap, across trees too.
-export CCACHE_DIR=${CCACHE_DIR:-$TLBP_CACHE/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache}
 export CCACHE_BASEDIR=$TLBP_CACHE
 
 say() { printf '%s\n' "$*"; }

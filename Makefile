@@ -1,0 +1,32 @@
+# tlb-policy: every workflow is a target here; the work is done by the
+# scripts in tools/series/ (each has --help). See README.md.
+
+S := tools/series
+
+.PHONY: help setup apply export check kunit test
+
+help:
+	@echo "make setup    install packages, unpack the 6.12 base tree into \$$TLBP_CACHE"
+	@echo "make apply    rebuild the work branch from series (KSRC=/your/tree [SIGNOFF=1] for your own tree)"
+	@echo "make export   regenerate patches/, series and the in-tree copies from the work branch"
+	@echo "make check    apply with git am and quilt, compare copies, checkpatch, kernel-doc, sparse"
+	@echo "make kunit    KUnit on UML on the work branch (TREE=dir for another tree)"
+	@echo "make test     setup + check + KUnit on the series as committed (what CI runs)"
+
+setup:
+	$(S)/setup
+
+apply:
+	$(S)/apply
+
+export:
+	$(S)/export
+
+check:
+	$(S)/check
+
+kunit:
+	$(S)/kunit $(TREE)
+
+test:
+	$(S)/test
