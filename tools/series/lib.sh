@@ -81,6 +81,12 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/series"
 }
 
+# Identifies the series as committed: changes when any patch changes.
+series_stamp() {
+	series_patches | sed "s|^|$TOP/patches/|" | xargs cat "$TOP/series" |
+		sha256sum | cut -c1-16
+}
+
 usage_if_help() {
 	case "${1:-}" in
 	-h | --help)

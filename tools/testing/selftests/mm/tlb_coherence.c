@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TLB coherence test.
+ *
+ * Reader threads, pinned to every CPU but the first, load translations
+ * of a region. The writer, on the first CPU, then changes the mapping
+ * (MADV_DONTNEED, mprotect, munmap, a MAP_FIXED remap, a COW break after
+ * fork, NUMA migration) and, once the system call has returned, tells
+ * the readers to look again. By then the kernel must have invalidated
+ * every TLB entry for the old mapping, so each reader must see the new
+ * contents or take a fault. Seeing the old contents is a stale read: a
+ * missed TLB flush, which is a use-after-free of the old page.
+ *
+ * A generation counter, bumped by the writer only while the readers are
+ * idle, says which phase a reader is checking, so that a read can never
+ * be blamed on a change that was still in progress. Every old value is
+ * unique to its round and page, so a reused page cannot be mistaken for
+ * a stale one.
+ *
+ * With -t, the test measures the throughput of flush-heavy operations
+ * instead. Either way it ends by printing the kernel's TLB flush policy
+ * counters, when /sys/kernel/debug/tlb_policy/stats exists.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest.h"
+
+/* Shared variables are only accessed through these. */
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define INC(x)		__atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
+
+#define STATS_FILE	"/sys/kernel/debug/tlb_policy/stats"
+#define MAX_READERS	63
+#define MAX_PAGES	1024
+
+/* Range sizes around each architecture's default max_ops. */
+static const int sizes[] = {
+	1, 2, 31, 32, 33, 34, 63, 64, 65, 127, 128, 129, 511, 512, 513, 1024,
+};
+
+enum expect { EXPECT_ZERO, EXPECT_FAULT, EXPECT_NEW };
+
+struct tcase {
+	const char *name;
+	enum expect expect;
+	int (*setup)(int pages);
+	int (*change)(int pages);
+	void (*cleanup)(int pages);
+};
+
+static long page_size;
+static int nr_readers;
+static int reader_cpu[MAX_READERS];
+static char *region;
+static int memfd = -1;
+static pid_t child;
+static int child_pipe[2];
+
+/* Shared with the readers. */
+static unsigned long gen;	/* odd: load (A), even: check (B) */
+static int nr_pages;
+static unsigned long old_base;	/* old value of page i: base + i */
+static unsigned long new_base;
+static int expect;
+static bool stop;
+static unsigned long acks;
+static unsigned long checks, stale, unexpected;
+
+static __thread sigjmp_buf fault_jmp;
+static __thread bool fault_armed;
+
+static void segv_handler(int sig)
+{
+	if (!__atomic_load_n(&fault_armed, __ATOMIC_RELAXED))
+		abort();
+	siglongjmp(fault_jmp, 1);
+}
+
+static void arm_fault(bool on)
+{
+	__atomic_store_n(&fault_armed, on, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static unsigned long *word(int i)
+{
+	return (unsigned long *)(region + (long)i * page_size);
+}
+
+/* Read the first word of page i; return false if the read faulted. */
+static bool read_page(int i, unsigned long *val)
+{
+	if (sigsetjmp(fault_jmp, 1)) {
+		arm_fault(false);
+		return false;
+	}
+	arm_fault(true);
+	*val = __atomic_load_n(word(i), __ATOMIC_RELAXED);
+	arm_fault(false);
+	return true;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		ksft_exit_fail_msg("pinning to CPU %d: %s\n", cpu, strerror(errno));
+}
+
+static void *reader(void *arg)
+{
+	unsigned long seen = 0, g, v, old, new;
+	int cpu = (long)arg, i, n, want;
+
+	pin(cpu);
+	for (;;) {
+		while ((g = LOAD(gen)) == seen && !LOAD(stop))
+			;
+		if (LOAD(stop))
+			break;
+		seen = g;
+		n = LOAD(nr_pages);
+		old = LOAD(old_base);
+		new = LOAD(new_base);
+		want = LOAD(expect);
+		for (i = 0; i < n; i++) {
+			bool ok = read_page(i, &v);
+
+			if (g & 1) {
+				/* Phase A: load the translation of the old page. */
+				if (!ok || v != old + i)
+					INC(unexpected);
+				continue;
+			}
+			/* Phase B: the change is complete. */
+			INC(checks);
+			if (ok && v == old + i)
+				INC(stale);
+			else if (want == EXPECT_FAULT ? ok :
+				 want == EXPECT_ZERO ? !ok || v :
+				 !ok || v != new + i)
+				INC(unexpected);
+		}
+		__atomic_add_fetch(&acks, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Start a phase and wait until every reader has finished it. */
+static void run_phase(void)
+{
+	unsigned long want = LOAD(acks) + nr_readers;
+
+	STORE(gen, gen + 1);
+	while (LOAD(acks) < want)
+		;
+}
+
+static void fill(unsigned long base, int pages)
+{
+	int i;
+
+	for (i = 0; i < pages; i++)
+		*word(i) = base + i;
+}
+
+static char *map_anon(void)
+{
+	char *p = mmap(region, MAX_PAGES * page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+	if (p == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	return p;
+}
+
+static int setup_anon(int pages)
+{
+	map_anon();
+	fill(old_base, pages);
+	return 0;
+}
+
+static int change_dontneed(int pages)
+{
+	return madvise(region, pages * page_size, MADV_DONTNEED);
+}
+
+static int change_mprotect(int pages)
+{
+	return mprotect(region, pages * page_size, PROT_NONE);
+}
+
+static int change_munmap(int pages)
+{
+	return munmap(region, pages * page_size);
+}
+
+/* The memfd holds the old data in its first half, the new in its second. */
+static int setup_remap(int pages)
+{
+	char *p = mmap(region, MAX_PAGES * page_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED, memfd, MAX_PAGES * page_size);
+
+	if (p == MAP_FAILED)
+		return -1;
+	fill(new_base, pages);
+	p = mmap(region, MAX_PAGES * page_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, memfd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	fill(old_base, pages);
+	return 0;
+}
+
+static int change_remap(int pages)
+{
+	char *p = mmap(region, pages * page_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_FIXED, memfd, MAX_PAGES * page_size);
+
+	return p == MAP_FAILED ? -1 : 0;
+}
+
+/* The child keeps the old pages; the parent's writes break COW. */
+static int change_cow(int pages)
+{
+	char c;
+
+	if (pipe(child_pipe))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		close(child_pipe[1]);
+		if (read(child_pipe[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(child_pipe[0]);
+	fill(new_base, pages);
+	return 0;
+}
+
+static void cleanup_cow(int pages)
+{
+	close(child_pipe[1]);
+	waitpid(child, NULL, 0);
+}
+
+static long move_pages(int pages, int node, int *status)
+{
+	void *addrs[MAX_PAGES];
+	int nodes[MAX_PAGES];
+	int i;
+
+	for (i = 0; i < pages; i++) {
+		addrs[i] = word(i);
+		nodes[i] = node;
+	}
+	return syscall(__NR_move_pages, 0, pages, addrs, nodes, status, 0);
+}
+
+/* Migrate to the other node, then write: stale TLBs see the old page. */
+static int change_migrate(int pages)
+{
+	int status[MAX_PAGES], i, moved = 0;
+
+	if (move_pages(pages, 1, status))
+		return -1;
+	for (i = 0; i < pages; i++)
+		moved += status[i] == 1;
+	if (moved != pages) {
+		errno = EAGAIN;
+		return -1;
+	}
+	fill(new_base, pages);
+	return 0;
+}
+
+static int setup_migrate(int pages)
+{
+	int status[MAX_PAGES];
+
+	setup_anon(pages);
+	/* Start on node 0, so that the change has somewhere to go. */
+	return move_pages(pages, 0, status) ? -1 : 0;
+}
+
+#define TCASE(n, e, s, c, ...) \
+	{ .name = n, .expect = e, .setup = s, .change = c, __VA_ARGS__ }
+static const struct tcase cases[] = {
+	TCASE("madv_dontneed", EXPECT_ZERO, setup_anon, change_dontneed),
+	TCASE("mprotect", EXPECT_FAULT, setup_anon, change_mprotect),
+	TCASE("munmap", EXPECT_FAULT, setup_anon, change_munmap),
+	TCASE("mmap_fixed", EXPECT_NEW, setup_remap, change_remap),
+	TCASE("fork_cow", EXPECT_NEW, setup_anon, change_cow,
+	      .cleanup = cleanup_cow),
+	TCASE("migrate", EXPECT_NEW, setup_migrate, change_migrate),
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool numa_ok(void)
+{
+	int status;
+
+	setup_anon(1);
+	if (move_pages(1, 1, &status) || status != 1)
+		return false;
+	return true;
+}
+
+static void run_case(const struct tcase *tc, double seconds)
+{
+	unsigned long rounds = 0, round_id = 0;
+	double end = now() + seconds;
+	int k = 0;
+
+	STORE(checks, 0);
+	STORE(stale, 0);
+	STORE(unexpected, 0);
+	if (tc->change == change_migrate && !numa_ok()) {
+		ksft_test_result_skip("%s: move_pages() to node 1 failed: %s\n",
+				      tc->name, strerror(errno));
+		return;
+	}
+	do {
+		int pages = sizes[k++ % ARRAY_SIZE(sizes)];
+
+		round_id++;
+		STORE(old_base, (round_id << 24) | 0xa5a50000UL << 32);
+		STORE(new_base, (round_id << 24) | 0x5a5a0000UL << 32);
+		STORE(expect, tc->expect);
+		if (tc->setup(pages))
+			ksft_exit_fail_msg("%s: setup: %s\n", tc->name, strerror(errno));
+		STORE(nr_pages, pages);
+		run_phase();		/* A: every reader loads the old page */
+		if (tc->change(pages))
+			ksft_exit_fail_msg("%s: change of %d pages: %s\n", tc->name,
+					   pages, strerror(errno));
+		run_phase();		/* B: every reader must see the change */
+		if (tc->cleanup)
+			tc->cleanup(pages);
+		rounds++;
+	} while (now() < end || k < (int)ARRAY_SIZE(sizes));
+
+	ksft_print_msg("%s: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
+		       tc->name, rounds, checks, stale, unexpected);
+	ksft_test_result(!stale && !unexpected, "%s\n", tc->name);
+}
+
+/* ---- throughput ------------------------------------------------------- */
+
+struct perf_arg {
+	int cpu, pages;
+	unsigned long ops;
+	char *mem;
+};
+
+static bool perf_stop;
+
+static void *madv_loop(void *p)
+{
+	struct perf_arg *a = p;
+	int i;
+
+	if (a->cpu >= 0)
+		pin(a->cpu);
+	while (!LOAD(perf_stop)) {
+		for (i = 0; i < a->pages; i++)
+			a->mem[i * page_size] = 1;
+		madvise(a->mem, a->pages * page_size, MADV_DONTNEED);
+		a->ops++;
+	}
+	return NULL;
+}
+
+static void perf_madv(const char *name, int threads, int pages, double secs)
+{
+	struct perf_arg args[MAX_READERS + 1];
+	pthread_t tid[MAX_READERS + 1];
+	unsigned long ops = 0;
+	int t;
+
+	STORE(perf_stop, false);
+	for (t = 0; t < threads; t++) {
+		args[t].cpu = threads > 1 ? (t ? reader_cpu[t - 1] : 0) : -1;
+		args[t].pages = pages;
+		args[t].ops = 0;
+		args[t].mem = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (args[t].mem == MAP_FAILED)
+			ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		if (pthread_create(&tid[t], NULL, madv_loop, &args[t]))
+			ksft_exit_fail_msg("pthread_create failed\n");
+	}
+	usleep(secs * 1e6);
+	STORE(perf_stop, true);
+	for (t = 0; t < threads; t++) {
+		pthread_join(tid[t], NULL);
+		ops += args[t].ops;
+		munmap(args[t].mem, pages * page_size);
+	}
+	ksft_print_msg("perf %s ops/s=%.0f\n", name, ops / secs);
+	ksft_test_result_pass("perf_%s\n", name);
+}
+
+static void perf_mprotect(double secs)
+{
+	char *mem = mmap(NULL, 64 * page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double end = now() + secs, t0 = now();
+	unsigned long ops = 0;
+	int i;
+
+	if (mem == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	while (now() < end) {
+		for (i = 0; i < 64; i++)
+			mem[i * page_size] = 1;
+		mprotect(mem, 64 * page_size, PROT_READ);
+		mprotect(mem, 64 * page_size, PROT_READ | PROT_WRITE);
+		ops++;
+	}
+	munmap(mem, 64 * page_size);
+	ksft_print_msg("perf st_mprotect_64 ops/s=%.0f\n", ops / (now() - t0));
+	ksft_test_result_pass("perf_st_mprotect_64\n");
+}
+
+static void perf_fork(double secs)
+{
+	double end = now() + secs, t0 = now();
+	unsigned long ops = 0;
+	pid_t pid;
+
+	while (now() < end) {
+		pid = fork();
+		if (pid < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!pid)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+		ops++;
+	}
+	ksft_print_msg("perf fork_exit ops/s=%.0f\n", ops / (now() - t0));
+	ksft_test_result_pass("perf_fork_exit\n");
+}
+
+static void print_stats(void)
+{
+	char line[128];
+	FILE *f = fopen(STATS_FILE, "r");
+
+	if (!f) {
+		ksft_print_msg("no %s\n", STATS_FILE);
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		ksft_print_msg("stats %s", line);
+	fclose(f);
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"Usage: %s [-d seconds] [-c case[,case...]] [-t]\n"
+		"  -d  seconds per case (default 2)\n"
+		"  -c  coherence cases to run (default all):\n"
+		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate\n"
+		"  -t  measure throughput instead of coherence\n", prog);
+	exit(KSFT_FAIL);
+}
+
+int main(int argc, char **argv)
+{
+	const int nr_cases = ARRAY_SIZE(cases);
+	const char *only = NULL;
+	pthread_t tid[MAX_READERS];
+	bool perf = false;
+	double secs = 2;
+	cpu_set_t online;
+	int opt, i, cpu, planned = 0;
+
+	while ((opt = getopt(argc, argv, "d:c:th")) != -1) {
+		switch (opt) {
+		case 'd':
+			secs = atof(optarg);
+			if (secs <= 0)
+				usage(argv[0]);
+			break;
+		case 'c':
+			only = optarg;
+			break;
+		case 't':
+			perf = true;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	page_size = sysconf(_SC_PAGESIZE);
+
+	ksft_print_header();
+	if (sched_getaffinity(0, sizeof(online), &online))
+		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
+	for (cpu = 0; cpu < CPU_SETSIZE && nr_readers < MAX_READERS; cpu++)
+		if (CPU_ISSET(cpu, &online) && cpu != 0)
+			reader_cpu[nr_readers++] = cpu;
+	if (!CPU_ISSET(0, &online) || !nr_readers)
+		ksft_exit_skip("needs CPU 0 and at least one other CPU\n");
+	ksft_print_msg("cpus=%d readers=%d page_size=%ld\n", nr_readers + 1,
+		       nr_readers, page_size);
+	pin(0);
+
+	if (perf) {
+		ksft_set_plan(6);
+		perf_madv("st_madv_1", 1, 1, secs);
+		perf_madv("st_madv_64", 1, 64, secs);
+		perf_madv("mt_madv_1", nr_readers + 1, 1, secs);
+		perf_madv("mt_madv_64", nr_readers + 1, 64, secs);
+		perf_mprotect(secs);
+		perf_fork(secs);
+		print_stats();
+		ksft_finished();
+	}
+
+	for (i = 0; i < nr_cases; i++)
+		planned += !only || strstr(only, cases[i].name);
+	ksft_set_plan(planned);
+
+	signal(SIGSEGV, segv_handler);
+	signal(SIGBUS, segv_handler);
+	region = mmap(NULL, MAX_PAGES * page_size, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memfd = memfd_create("tlb_coherence", 0);
+	if (region == MAP_FAILED || memfd < 0 ||
+	    ftruncate(memfd, 2 * MAX_PAGES * page_size))
+		ksft_exit_fail_msg("setup: %s\n", strerror(errno));
+	for (i = 0; i < nr_readers; i++)
+		if (pthread_create(&tid[i], NULL, reader, (void *)(long)reader_cpu[i]))
+			ksft_exit_fail_msg("pthread_create failed\n");
+
+	for (i = 0; i < nr_cases; i++)
+		if (!only || strstr(only, cases[i].name))
+			run_case(&cases[i], secs);
+
+	STORE(stop, true);
+	for (i = 0; i < nr_readers; i++)
+		pthread_join(tid[i], NULL);
+	print_stats();
+	ksft_finished();
+}
