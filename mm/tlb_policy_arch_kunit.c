@@ -130,8 +130,8 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 		apply_to_existing_page_range(&init_mm, r.va, size, clear_one,
 					     &r);
 		flush_tlb_kernel_range(r.va, r.va + size);
-		apply_to_existing_page_range(&init_mm, r.va, size, retarget_one,
-					     &r);
+		/* (The _existing_ variant would skip the cleared entries.) */
+		apply_to_page_range(&init_mm, r.va, size, retarget_one, &r);
 	} else {
 		/*
 		 * Elsewhere a live entry may be changed in place and then
@@ -139,8 +139,7 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 		 * riscv, which may cache invalid entries and would need a
 		 * second flush that hides a failure of the first.)
 		 */
-		apply_to_existing_page_range(&init_mm, r.va, size, retarget_one,
-					     &r);
+		apply_to_page_range(&init_mm, r.va, size, retarget_one, &r);
 		flush_tlb_kernel_range(r.va, r.va + size);
 	}
 

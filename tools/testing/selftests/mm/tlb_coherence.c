@@ -18,7 +18,7 @@
  * a stale one.
  *
  * With -t, the test measures the throughput of flush-heavy operations
- * instead. Either way it ends by printing the kernel's TLB flush policy
+ * instead, and with -a it does both. Either way it ends by printing the kernel's TLB flush policy
  * counters, when /sys/kernel/debug/tlb_policy/stats exists.
  */
 #define _GNU_SOURCE
@@ -489,11 +489,12 @@ static void print_stats(void)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-d seconds] [-c case[,case...]] [-t]\n"
+		"Usage: %s [-d seconds] [-c case[,case...]] [-t | -a]\n"
 		"  -d  seconds per case (default 2)\n"
 		"  -c  coherence cases to run (default all):\n"
 		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate\n"
-		"  -t  measure throughput instead of coherence\n", prog);
+		"  -t  measure throughput instead of coherence\n"
+		"  -a  check coherence, then measure throughput\n", prog);
 	exit(KSFT_FAIL);
 }
 
@@ -502,12 +503,12 @@ int main(int argc, char **argv)
 	const int nr_cases = ARRAY_SIZE(cases);
 	const char *only = NULL;
 	pthread_t tid[MAX_READERS];
-	bool perf = false;
+	bool perf = false, coherence = true;
 	double secs = 2;
 	cpu_set_t online;
 	int opt, i, cpu, planned = 0;
 
-	while ((opt = getopt(argc, argv, "d:c:th")) != -1) {
+	while ((opt = getopt(argc, argv, "d:c:tah")) != -1) {
 		switch (opt) {
 		case 'd':
 			secs = atof(optarg);
@@ -519,6 +520,11 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			perf = true;
+			coherence = false;
+			break;
+		case 'a':
+			perf = true;
+			coherence = true;
 			break;
 		default:
 			usage(argv[0]);
@@ -538,41 +544,41 @@ int main(int argc, char **argv)
 		       nr_readers, page_size);
 	pin(0);
 
+	for (i = 0; i < nr_cases && coherence; i++)
+		planned += !only || strstr(only, cases[i].name);
+	ksft_set_plan(planned + (perf ? 6 : 0));
+
+	if (coherence) {
+		signal(SIGSEGV, segv_handler);
+		signal(SIGBUS, segv_handler);
+		region = mmap(NULL, MAX_PAGES * page_size, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		memfd = memfd_create("tlb_coherence", 0);
+		if (region == MAP_FAILED || memfd < 0 ||
+		    ftruncate(memfd, 2 * MAX_PAGES * page_size))
+			ksft_exit_fail_msg("setup: %s\n", strerror(errno));
+		for (i = 0; i < nr_readers; i++)
+			if (pthread_create(&tid[i], NULL, reader,
+					   (void *)(long)reader_cpu[i]))
+				ksft_exit_fail_msg("pthread_create failed\n");
+
+		for (i = 0; i < nr_cases; i++)
+			if (!only || strstr(only, cases[i].name))
+				run_case(&cases[i], secs);
+
+		STORE(stop, true);
+		for (i = 0; i < nr_readers; i++)
+			pthread_join(tid[i], NULL);
+	}
+
 	if (perf) {
-		ksft_set_plan(6);
 		perf_madv("st_madv_1", 1, 1, secs);
 		perf_madv("st_madv_64", 1, 64, secs);
 		perf_madv("mt_madv_1", nr_readers + 1, 1, secs);
 		perf_madv("mt_madv_64", nr_readers + 1, 64, secs);
 		perf_mprotect(secs);
 		perf_fork(secs);
-		print_stats();
-		ksft_finished();
 	}
-
-	for (i = 0; i < nr_cases; i++)
-		planned += !only || strstr(only, cases[i].name);
-	ksft_set_plan(planned);
-
-	signal(SIGSEGV, segv_handler);
-	signal(SIGBUS, segv_handler);
-	region = mmap(NULL, MAX_PAGES * page_size, PROT_NONE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	memfd = memfd_create("tlb_coherence", 0);
-	if (region == MAP_FAILED || memfd < 0 ||
-	    ftruncate(memfd, 2 * MAX_PAGES * page_size))
-		ksft_exit_fail_msg("setup: %s\n", strerror(errno));
-	for (i = 0; i < nr_readers; i++)
-		if (pthread_create(&tid[i], NULL, reader, (void *)(long)reader_cpu[i]))
-			ksft_exit_fail_msg("pthread_create failed\n");
-
-	for (i = 0; i < nr_cases; i++)
-		if (!only || strstr(only, cases[i].name))
-			run_case(&cases[i], secs);
-
-	STORE(stop, true);
-	for (i = 0; i < nr_readers; i++)
-		pthread_join(tid[i], NULL);
 	print_stats();
 	ksft_finished();
 }
