@@ -3,7 +3,7 @@
 
 S := tools/series
 
-.PHONY: help setup apply export check kunit test
+.PHONY: help setup apply export check kunit test guest-test demo bench selftest-check
 
 help:
 	@echo "make setup    install packages, unpack the 6.12 base tree into \$$TLBP_CACHE"
@@ -11,7 +11,11 @@ help:
 	@echo "make export   regenerate patches/, series and the in-tree copies from the work branch"
 	@echo "make check    apply with git am and quilt, compare copies, checkpatch, kernel-doc, sparse"
 	@echo "make kunit    KUnit on UML on the work branch (TREE=dir for another tree)"
-	@echo "make test     setup + check + KUnit on the series as committed (what CI runs)"
+	@echo "make test     setup + check + KUnit on UML + QEMU guests of every arch (what CI runs)"
+	@echo "make demo     build the ARCH guest (default arm64) and boot it per tlbi_method; prints a table"
+	@echo "make bench    base against series throughput, interleaved (ARCH, RUNS, SECS, A, B)"
+	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\")"
+	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads"
 
 setup:
 	$(S)/setup
@@ -30,3 +34,15 @@ kunit:
 
 test:
 	$(S)/test
+
+guest-test:
+	$(S)/guest-test $(ARCHES)
+
+demo:
+	$(S)/demo
+
+bench:
+	$(S)/bench
+
+selftest-check:
+	$(S)/selftest-check
