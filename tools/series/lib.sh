@@ -81,6 +81,16 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/series"
 }
 
+# Make DIR a detached git worktree of the base tree, at REV, if it is not
+# one already.
+ensure_worktree() {
+	local dir=$1 rev=$2
+	[ -e "$dir/.git" ] && return 0
+	rm -rf "$dir"
+	git -C "$KBASE" worktree prune
+	git -C "$KBASE" worktree add -q --detach "$dir" "$rev"
+}
+
 # Identifies the series as committed: changes when any patch changes.
 series_stamp() {
 	series_patches | sed "s|^|$TOP/patches/|" | xargs cat "$TOP/series" |
