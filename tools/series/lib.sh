@@ -81,6 +81,18 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$TOP/series"
 }
 
+# Fill the array "patches" with the paths of the patches in series, and
+# fail if there are none or one is missing.
+load_patches() {
+	[ -f "$TOP/series" ] || die "no series file in $TOP; run 'make export'"
+	mapfile -t patches < <(series_patches | sed "s|^|$TOP/patches/|")
+	[ "${#patches[@]}" -gt 0 ] || die "series lists no patches"
+	local p
+	for p in "${patches[@]}"; do
+		[ -f "$p" ] || die "series names $p, which does not exist; run 'make export'"
+	done
+}
+
 # Make DIR a detached git worktree of the base tree, at REV, if it is not
 # one already.
 ensure_worktree() {
@@ -93,8 +105,8 @@ ensure_worktree() {
 
 # Identifies the series as committed: changes when any patch changes.
 series_stamp() {
-	series_patches | sed "s|^|$TOP/patches/|" | xargs cat "$TOP/series" |
-		sha256sum | cut -c1-16
+	load_patches
+	cat "$TOP/series" "${patches[@]}" | sha256sum | cut -c1-16
 }
 
 usage_if_help() {
