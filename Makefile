@@ -15,7 +15,7 @@ help:
 	@echo "make demo     build the ARCH guest (default arm64) and boot it per tlbi_method; prints a table"
 	@echo "make bench    base against series throughput, interleaved (ARCH, RUNS, SECS, A, B)"
 	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\")"
-	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads"
+	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads [BREAKAGE=name]"
 
 setup:
 	$(S)/setup
@@ -45,4 +45,4 @@ bench:
 	$(S)/bench
 
 selftest-check:
-	$(S)/selftest-check
+	$(S)/selftest-check $(BREAKAGE)

@@ -6,8 +6,8 @@
  * the number of invalidate operations above which a range flush
  * becomes a full flush (max_ops), and the flush done when an accessed
  * bit is cleared (young). An architecture describes what it implements
- * with struct tlb_policy_arch and calls tlb_policy_init() once, before
- * the secondary CPUs come up. This file resolves the boot parameters
+ * with struct tlb_policy_arch and calls tlb_policy_init() once during
+ * boot. This file resolves the boot parameters
  * against that description, publishes the result for the inline
  * helpers in <linux/tlb_policy.h>, and lets an administrator inspect
  * and change it through debugfs.
@@ -39,10 +39,13 @@ struct tlb_policy tlb_policy_live __read_mostly = {
 	.max_ops = 0,
 	.young = TLBI_YOUNG_SYNC,
 };
-
+EXPORT_SYMBOL_GPL(tlb_policy_live);
 DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
+EXPORT_SYMBOL_GPL(tlb_policy_ipi_key);
 DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
+EXPORT_SYMBOL_GPL(tlb_policy_auto_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
+EXPORT_PER_CPU_SYMBOL_GPL(tlb_policy_stats);
 
 static const struct tlb_policy_arch *tlb_policy_arch_desc __read_mostly;
 /* Serialises writers of tlb_policy_live; flush paths never take it. */
@@ -498,9 +501,10 @@ static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
  * tlb_policy_init() - resolve and publish the policy for this arch
  * @arch: what the architecture implements; must stay valid for ever.
  *
- * Called once by the architecture, after the command line is parsed and
- * before the secondary CPUs are brought up (early_initcall() is a good
- * place). Prints one line describing the policy, preceded by a warning
+ * Called once by the architecture, as soon as the early parameters are
+ * parsed and static keys can be switched (setup_arch() is a good place).
+ * Until then max_ops is 0, so every range flush is a full flush. Prints
+ * one line describing the policy, preceded by a warning
  * for each part of the request that could not be honoured.
  */
 void __init tlb_policy_init(const struct tlb_policy_arch *arch)
@@ -515,9 +519,21 @@ void __init tlb_policy_init(const struct tlb_policy_arch *arch)
 
 	flags = tlb_policy_resolve(arch, &tlb_policy_req, &p);
 	tlb_policy_report(arch, &tlb_policy_req, &p, flags);
-	tlb_policy_arch_desc = arch;
+	WRITE_ONCE(tlb_policy_arch_desc, arch);
 	tlb_policy_publish(&p);
 }
+
+/**
+ * tlb_policy_arch_get() - the description the architecture registered
+ *
+ * Return: the struct tlb_policy_arch passed to tlb_policy_init(), or
+ * NULL before that call and on an architecture that never makes it.
+ */
+const struct tlb_policy_arch *tlb_policy_arch_get(void)
+{
+	return READ_ONCE(tlb_policy_arch_desc);
+}
+EXPORT_SYMBOL_GPL(tlb_policy_arch_get);
 
 #ifdef CONFIG_DEBUG_FS
 enum {

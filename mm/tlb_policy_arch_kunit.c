@@ -17,10 +17,14 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/tlb_policy.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <asm/tlbflush.h>
 
 struct remap {
@@ -153,6 +157,310 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 	free_all(r.new, nr);
 }
 
+/*
+ * User address spaces: which counters a flush moves, on an architecture
+ * that flushes through the policy. The flushes are of an mm with no
+ * mappings, made active on CPUs with kthread_use_mm(); what they
+ * invalidate does not matter here, only how they reach the other CPUs.
+ */
+#define USER_ADDR	(16UL << 20)
+
+struct user_mm {
+	struct mm_struct *mm;
+	struct vm_area_struct vma;
+};
+
+static void user_mm_init(struct kunit *test, struct user_mm *u)
+{
+	if (!tlb_policy_arch_get())
+		kunit_skip(test, "this architecture does not flush through tlb_policy");
+	u->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, u->mm);
+	vma_init(&u->vma, u->mm);
+	u->vma.vm_start = USER_ADDR;
+	u->vma.vm_end = USER_ADDR + 64 * PAGE_SIZE;
+}
+
+static long use_mm_here(void *mm)
+{
+	kthread_use_mm(mm);
+	kthread_unuse_mm(mm);
+	return 0;
+}
+
+/*
+ * Flush @u three ways on this CPU, with @u in use here as well, and return
+ * how much each of this CPU's counters moved. Called with migration
+ * disabled.
+ */
+static void user_flushes(struct user_mm *u, long *delta)
+{
+	unsigned long before[TLB_STAT_NR];
+	int i;
+
+	kthread_use_mm(u->mm);
+	preempt_disable();
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
+	flush_tlb_mm(u->mm);
+	flush_tlb_range(&u->vma, USER_ADDR, USER_ADDR + PAGE_SIZE);
+	flush_tlb_page(&u->vma, USER_ADDR);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		delta[i] = this_cpu_read(tlb_policy_stats.v[i]) - before[i];
+	preempt_enable();
+	kthread_unuse_mm(u->mm);
+}
+
+/*
+ * Each of the three flushes counts once, as the policy says it must reach
+ * the other CPUs: not at all when no other CPU can hold entries (local,
+ * and the remote work elided), else by IPI or by broadcast. The one-page
+ * range becomes a full flush only with tlbi_max_ops=0.
+ */
+static void expect_user_counts(struct kunit *test, const long *d, bool others)
+{
+	enum tlb_flush_reach reach = tlb_policy_reach(tlb_policy_method(),
+						      tlb_policy_is_auto(),
+						      others);
+
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL], reach == TLB_REACH_LOCAL ? 3 : 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], reach == TLB_REACH_LOCAL ? 3 : 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], reach == TLB_REACH_IPI ? 3 : 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST],
+			reach == TLB_REACH_BROADCAST ? 3 : 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_FULL], tlb_policy_max_ops() ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_YOUNG_SKIPPED], 0);
+}
+
+/* An mm only ever active on this CPU. */
+static void tlb_policy_arch_user_local(struct kunit *test)
+{
+	struct user_mm u;
+	long d[TLB_STAT_NR];
+
+	user_mm_init(test, &u);
+	migrate_disable();
+	user_flushes(&u, d);
+	expect_user_counts(test, d, false);
+	/* Still only here: the first flushes changed nothing. */
+	user_flushes(&u, d);
+	migrate_enable();
+	expect_user_counts(test, d, false);
+	mmput(u.mm);
+}
+
+/* An mm that has been active on another CPU before. */
+static void tlb_policy_arch_user_several(struct kunit *test)
+{
+	struct user_mm u;
+	long d[TLB_STAT_NR];
+	unsigned int other;
+
+	user_mm_init(test, &u);
+	migrate_disable();
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (other < nr_cpu_ids) {
+		work_on_cpu(other, use_mm_here, u.mm);
+		user_flushes(&u, d);
+	}
+	migrate_enable();
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+	expect_user_counts(test, d, true);
+	mmput(u.mm);
+}
+
+/*
+ * Clearing an accessed bit: a flush as the policy's young mode says, or a
+ * skipped flush. The PTE is a local copy; only the flush matters.
+ */
+static void tlb_policy_arch_young(struct kunit *test)
+{
+	unsigned long before[TLB_STAT_NR];
+	enum tlbi_young young;
+	struct user_mm u;
+	struct page *page;
+	long d[TLB_STAT_NR];
+	pte_t pte;
+	int i, ret;
+
+	user_mm_init(test, &u);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	pte = pte_mkyoung(mk_pte(page, PAGE_READONLY));
+
+	migrate_disable();
+	kthread_use_mm(u.mm);
+	preempt_disable();
+	young = tlb_policy_young();
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
+	ret = ptep_clear_flush_young(&u.vma, USER_ADDR, &pte);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		d[i] = this_cpu_read(tlb_policy_stats.v[i]) - before[i];
+	preempt_enable();
+	kthread_unuse_mm(u.mm);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_FALSE(test, pte_young(pte));
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_YOUNG_SKIPPED],
+			young == TLBI_YOUNG_NONE ? 1 : 0);
+	/* One flush, whichever way it reaches the other CPUs. */
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL] + d[TLB_STAT_BROADCAST] +
+			d[TLB_STAT_IPI], young == TLBI_YOUNG_NONE ? 0 : 1);
+	/* An old entry needs no flush at all. */
+	KUNIT_EXPECT_EQ(test, ptep_clear_flush_young(&u.vma, USER_ADDR, &pte),
+			0);
+	__free_page(page);
+	mmput(u.mm);
+}
+
+#ifdef CONFIG_ARM64
+/*
+ * arm64 decided on its own before it asked the policy: a user range was
+ * flushed whole from MAX_DVM_OPS strides on without range operations, and
+ * above MAX_TLBI_RANGE_PAGES pages with them.
+ */
+static bool arm64_full_before(unsigned long start, unsigned long end,
+			      unsigned long stride, bool range)
+{
+	return (!range && end - start >= MAX_DVM_OPS * stride) ||
+	       (end - start) >> PAGE_SHIFT > MAX_TLBI_RANGE_PAGES;
+}
+
+static const unsigned long arm64_range_pages[] = {
+	0, 1, 2, 3, 31, 32, 33, 511, 512, 513, 1023, 1024, 1025,
+	PTRS_PER_PTE * (MAX_DVM_OPS - 1), PTRS_PER_PTE * MAX_DVM_OPS,
+	PTRS_PER_PTE * (MAX_DVM_OPS + 1),
+	MAX_TLBI_RANGE_PAGES - 1, MAX_TLBI_RANGE_PAGES,
+	MAX_TLBI_RANGE_PAGES + 1,
+};
+
+/*
+ * With the default max_ops, every user range gets the decision it got
+ * before, for both strides, with and without range operations and LPA2.
+ * The one exception is a range of exactly MAX_DVM_OPS strides without
+ * range operations: it used to be flushed whole, and is now invalidated
+ * with MAX_DVM_OPS operations, as flush_tlb_kernel_range() always did.
+ */
+static void tlb_policy_arch_arm64_default_decisions(struct kunit *test)
+{
+	static const unsigned long strides[] = { PAGE_SIZE, PMD_SIZE };
+	unsigned long start = 64 * PMD_SIZE, end, stride, nr;
+	unsigned int i, k, changed = 0;
+	bool range, lpa2, before, after;
+
+	for (i = 0; i < ARRAY_SIZE(arm64_range_pages) * 8; i++) {
+		nr = arm64_range_pages[i / 8];
+		k = i % 8;
+		stride = strides[k & 1];
+		range = k & 2;
+		lpa2 = k & 4;
+		end = start + nr * stride;
+		before = arm64_full_before(start, end, stride, range);
+		after = __flush_tlb_range_kind(start, end, stride, MAX_DVM_OPS,
+					       range, lpa2) == TLB_FLUSH_FULL;
+		if (!range && nr == MAX_DVM_OPS) {
+			KUNIT_EXPECT_TRUE(test, before);
+			KUNIT_EXPECT_FALSE(test, after);
+			changed++;
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, after, before,
+				    "%lu x %lu bytes, range %d lpa2 %d", nr,
+				    stride, range, lpa2);
+	}
+	/* Both strides, with and without LPA2. */
+	KUNIT_EXPECT_EQ(test, changed, 4);
+}
+
+struct arm64_ops_case {
+	unsigned long start_page, pages;
+	bool range, lpa2;
+	unsigned long ops;
+};
+
+/* What __flush_tlb_range_op() issues, counted by hand (4KB pages). */
+static const struct arm64_ops_case arm64_ops_cases[] = {
+	{ 0, 1, false, false, 1 },
+	{ 0, 512, false, false, 512 },
+	{ 0, 1, true, false, 1 },
+	{ 0, 2, true, false, 1 },	/* scale 0, num 0 */
+	{ 0, 3, true, false, 2 },	/* 2 + 1 */
+	{ 0, 64, true, false, 1 },	/* scale 1, num 0 */
+	{ 0, 512, true, false, 1 },	/* scale 1, num 7 */
+	{ 0, 513, true, false, 2 },
+	{ 0, 1025, true, false, 2 },	/* 1024 at scale 1, + 1 */
+	{ 0, 2047, true, false, 3 },	/* 1984 + 62 + 1 */
+	{ 0, MAX_TLBI_RANGE_PAGES, true, false, 1 },
+	{ 1, 64, true, false, 1 },	/* alignment only matters with LPA2 */
+	{ 1, 64, true, true, 17 },	/* 15 to reach 64KB, 48, 1 */
+	{ 16, 64, true, true, 1 },
+};
+
+static void tlb_policy_arch_arm64_nr_ops(struct kunit *test)
+{
+	const struct arm64_ops_case *c;
+	unsigned int i;
+
+	if (PAGE_SIZE != SZ_4K)
+		kunit_skip(test, "the table is for 4KB pages");
+
+	for (i = 0; i < ARRAY_SIZE(arm64_ops_cases); i++) {
+		c = &arm64_ops_cases[i];
+		KUNIT_EXPECT_EQ_MSG(test,
+				    __flush_tlb_range_nr_ops(c->start_page * PAGE_SIZE,
+							     c->pages, PAGE_SIZE,
+							     c->range, c->lpa2),
+				    c->ops, "case %u", i);
+	}
+}
+
+/* The boundary around max_ops, counted in TLBI operations. */
+/*
+ * tlbi_max_ops= at and around the number of operations a range needs: 100
+ * pages from a PMD boundary are 100 page operations, or two range
+ * operations (64 pages, then 18 * 2).
+ */
+struct max_ops_case {
+	unsigned long pages;
+	unsigned int max_ops;
+	bool range;
+	enum tlb_flush_kind kind;
+};
+
+static const struct max_ops_case max_ops_cases[] = {
+	{ 100,  99, false, TLB_FLUSH_FULL },
+	{ 100, 100, false, TLB_FLUSH_RANGE },
+	{ 100, 101, false, TLB_FLUSH_RANGE },
+	{ 100,   0, true,  TLB_FLUSH_FULL },
+	{ 100,   1, true,  TLB_FLUSH_FULL },
+	{ 100,   2, true,  TLB_FLUSH_RANGE },
+	{ 100,   3, true,  TLB_FLUSH_RANGE },
+	{   0,   0, true,  TLB_FLUSH_NONE },
+};
+
+static void max_ops_desc(const struct max_ops_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%lu pages, max_ops %u, %s",
+		 c->pages, c->max_ops, c->range ? "range" : "no range");
+}
+
+KUNIT_ARRAY_PARAM(max_ops, max_ops_cases, max_ops_desc);
+
+static void tlb_policy_arch_arm64_max_ops(struct kunit *test)
+{
+	const struct max_ops_case *c = test->param_value;
+	unsigned long start = 64 * PMD_SIZE;
+	unsigned long end = start + c->pages * PAGE_SIZE;
+
+	KUNIT_EXPECT_EQ(test, __flush_tlb_range_kind(start, end, PAGE_SIZE,
+						     c->max_ops, c->range,
+						     false),
+			c->kind);
+}
+#endif /* CONFIG_ARM64 */
+
 static int tlb_policy_arch_init(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
@@ -162,6 +470,14 @@ static int tlb_policy_arch_init(struct kunit *test)
 
 static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_kernel_range, kernel_range_gen_params),
+	KUNIT_CASE(tlb_policy_arch_user_local),
+	KUNIT_CASE(tlb_policy_arch_user_several),
+	KUNIT_CASE(tlb_policy_arch_young),
+#ifdef CONFIG_ARM64
+	KUNIT_CASE(tlb_policy_arch_arm64_default_decisions),
+	KUNIT_CASE(tlb_policy_arch_arm64_nr_ops),
+	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_max_ops, max_ops_gen_params),
+#endif
 	{}
 };
 

@@ -339,5 +339,6 @@ unsigned long tlb_policy_stats_sum(struct tlb_policy_stats __percpu *stats,
 int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
 			   const char *buf);
 void tlb_policy_init(const struct tlb_policy_arch *arch);
+const struct tlb_policy_arch *tlb_policy_arch_get(void);
 
 #endif /* _LINUX_TLB_POLICY_H */

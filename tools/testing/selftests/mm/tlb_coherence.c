@@ -11,6 +11,12 @@
  * contents or take a fault. Seeing the old contents is a stale read: a
  * missed TLB flush, which is a use-after-free of the old page.
  *
+ * The cpu_hop case runs in a new process with no other threads instead: it
+ * loads translations on one CPU, moves to another and changes the mapping
+ * there, then moves back and looks; and the same the other way round. It
+ * catches a kernel that wrongly keeps a flush on the flushing CPU because
+ * it thinks the process never ran anywhere else.
+ *
  * A generation counter, bumped by the writer only while the readers are
  * idle, says which phase a reader is checking, so that a read can never
  * be blamed on a change that was still in progress. Every old value is
@@ -18,12 +24,16 @@
  * a stale one.
  *
  * With -t, the test measures the throughput of flush-heavy operations
- * instead, and with -a it does both. Either way it ends by printing the kernel's TLB flush policy
- * counters, when /sys/kernel/debug/tlb_policy/stats exists.
+ * instead, and with -a it does both. Each measurement runs in a new
+ * process, as it would from a shell. Either way it ends by printing the
+ * kernel's TLB flush policy counters, when /sys/kernel/debug/tlb_policy/stats
+ * exists.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -79,6 +89,7 @@ static unsigned long old_base;	/* old value of page i: base + i */
 static unsigned long new_base;
 static int expect;
 static bool stop;
+static int park;		/* readers sleep while it is set */
 static unsigned long acks;
 static unsigned long checks, stale, unexpected;
 
@@ -134,7 +145,9 @@ static void *reader(void *arg)
 	pin(cpu);
 	for (;;) {
 		while ((g = LOAD(gen)) == seen && !LOAD(stop))
-			;
+			if (LOAD(park))
+				syscall(SYS_futex, &park, FUTEX_WAIT_PRIVATE, 1,
+					NULL, NULL, 0);
 		if (LOAD(stop))
 			break;
 		seen = g;
@@ -375,6 +388,109 @@ static void run_case(const struct tcase *tc, double seconds)
 	ksft_test_result(!stale && !unexpected, "%s\n", tc->name);
 }
 
+/* ---- cpu_hop ---------------------------------------------------------- */
+
+/* Counters of the cpu_hop children, in memory shared with them. */
+static unsigned long *hop_count;	/* checks, stale, unexpected */
+
+static void park_readers(bool on)
+{
+	STORE(park, on);
+	if (on)
+		usleep(20000);	/* let them fall asleep, leaving their CPUs idle */
+	else
+		syscall(SYS_futex, &park, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+			NULL, 0);
+}
+
+/* Every page must now read as zero, the new (empty) contents. */
+static void hop_check(int pages, unsigned long old)
+{
+	unsigned long v;
+	int i;
+
+	for (i = 0; i < pages; i++) {
+		bool ok = read_page(i, &v);
+
+		INC(hop_count[0]);
+		if (ok && v == old + i)
+			INC(hop_count[1]);
+		else if (!ok || v)
+			INC(hop_count[2]);
+	}
+}
+
+static void hop_load(int pages)
+{
+	unsigned long v;
+	int i;
+
+	for (i = 0; i < pages; i++)
+		if (!read_page(i, &v))
+			INC(hop_count[2]);
+}
+
+/*
+ * A new process, so a new mm that has only ever run on CPU a (the parent
+ * is pinned there, and so is the child at first).
+ */
+static void hop_child(int a, int b, int pages, unsigned long base)
+{
+	map_anon();
+
+	/* Translations on a; the change is made on b. */
+	fill(base, pages);
+	pin(b);
+	madvise(region, pages * page_size, MADV_DONTNEED);
+	pin(a);
+	hop_check(pages, base);
+
+	/* Translations on a and b; the change is made on a. */
+	fill(base + MAX_PAGES, pages);
+	pin(b);
+	hop_load(pages);
+	pin(a);
+	madvise(region, pages * page_size, MADV_DONTNEED);
+	pin(b);
+	hop_check(pages, base + MAX_PAGES);
+	_exit(0);
+}
+
+static void run_hop(double seconds)
+{
+	unsigned long rounds = 0;
+	double end = now() + seconds;
+	int k = 0, status;
+	pid_t pid;
+
+	hop_count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hop_count == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	park_readers(true);
+	do {
+		int pages = sizes[k % ARRAY_SIZE(sizes)];
+		int b = reader_cpu[k % nr_readers];
+
+		k++;
+		pid = fork();
+		if (pid < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!pid)
+			hop_child(0, b, pages, (unsigned long)k << 32);
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ksft_exit_fail_msg("cpu_hop: child failed\n");
+		rounds++;
+	} while (now() < end || k < (int)ARRAY_SIZE(sizes));
+	park_readers(false);
+
+	ksft_print_msg("cpu_hop: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
+		       rounds, hop_count[0], hop_count[1], hop_count[2]);
+	ksft_test_result(!hop_count[1] && !hop_count[2], "cpu_hop\n");
+	munmap(hop_count, page_size);
+}
+
 /* ---- throughput ------------------------------------------------------- */
 
 struct perf_arg {
@@ -401,7 +517,7 @@ static void *madv_loop(void *p)
 	return NULL;
 }
 
-static void perf_madv(const char *name, int threads, int pages, double secs)
+static double perf_madv(int threads, int pages, double secs)
 {
 	struct perf_arg args[MAX_READERS + 1];
 	pthread_t tid[MAX_READERS + 1];
@@ -427,11 +543,10 @@ static void perf_madv(const char *name, int threads, int pages, double secs)
 		ops += args[t].ops;
 		munmap(args[t].mem, pages * page_size);
 	}
-	ksft_print_msg("perf %s ops/s=%.0f\n", name, ops / secs);
-	ksft_test_result_pass("perf_%s\n", name);
+	return ops / secs;
 }
 
-static void perf_mprotect(double secs)
+static double perf_mprotect(double secs)
 {
 	char *mem = mmap(NULL, 64 * page_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -449,11 +564,10 @@ static void perf_mprotect(double secs)
 		ops++;
 	}
 	munmap(mem, 64 * page_size);
-	ksft_print_msg("perf st_mprotect_64 ops/s=%.0f\n", ops / (now() - t0));
-	ksft_test_result_pass("perf_st_mprotect_64\n");
+	return ops / (now() - t0);
 }
 
-static void perf_fork(double secs)
+static double perf_fork(double secs)
 {
 	double end = now() + secs, t0 = now();
 	unsigned long ops = 0;
@@ -468,8 +582,62 @@ static void perf_fork(double secs)
 		waitpid(pid, NULL, 0);
 		ops++;
 	}
-	ksft_print_msg("perf fork_exit ops/s=%.0f\n", ops / (now() - t0));
-	ksft_test_result_pass("perf_fork_exit\n");
+	return ops / (now() - t0);
+}
+
+enum perf_case { ST_MADV_1, ST_MADV_64, MT_MADV_1, MT_MADV_64, ST_MPROTECT_64,
+		 FORK_EXIT, NR_PERF };
+
+static const char *const perf_names[NR_PERF] = {
+	"st_madv_1", "st_madv_64", "mt_madv_1", "mt_madv_64", "st_mprotect_64",
+	"fork_exit",
+};
+
+static double perf_run(enum perf_case c, double secs)
+{
+	switch (c) {
+	case ST_MADV_1:
+		return perf_madv(1, 1, secs);
+	case ST_MADV_64:
+		return perf_madv(1, 64, secs);
+	case MT_MADV_1:
+		return perf_madv(nr_readers + 1, 1, secs);
+	case MT_MADV_64:
+		return perf_madv(nr_readers + 1, 64, secs);
+	case ST_MPROTECT_64:
+		return perf_mprotect(secs);
+	default:
+		return perf_fork(secs);
+	}
+}
+
+/*
+ * Measure in a new process, pinned to CPU 0 like this one, so that every
+ * case starts with a new mm, as a benchmark started from a shell would.
+ */
+static void perf_measure(enum perf_case c, double secs)
+{
+	double *result = mmap(NULL, sizeof(*result), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int status;
+	pid_t pid;
+
+	if (result == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		*result = perf_run(c, secs);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		ksft_exit_fail_msg("perf %s: the measuring process failed\n",
+				   perf_names[c]);
+	ksft_print_msg("perf %s ops/s=%.0f\n", perf_names[c], *result);
+	ksft_test_result_pass("perf_%s\n", perf_names[c]);
+	munmap(result, sizeof(*result));
 }
 
 static void print_stats(void)
@@ -492,7 +660,8 @@ static void usage(const char *prog)
 		"Usage: %s [-d seconds] [-c case[,case...]] [-t | -a]\n"
 		"  -d  seconds per case (default 2)\n"
 		"  -c  coherence cases to run (default all):\n"
-		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate\n"
+		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate,\n"
+		"      cpu_hop\n"
 		"  -t  measure throughput instead of coherence\n"
 		"  -a  check coherence, then measure throughput\n", prog);
 	exit(KSFT_FAIL);
@@ -546,7 +715,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < nr_cases && coherence; i++)
 		planned += !only || strstr(only, cases[i].name);
-	ksft_set_plan(planned + (perf ? 6 : 0));
+	planned += coherence && (!only || strstr(only, "cpu_hop"));
+	ksft_set_plan(planned + (perf ? NR_PERF : 0));
 
 	if (coherence) {
 		signal(SIGSEGV, segv_handler);
@@ -565,20 +735,16 @@ int main(int argc, char **argv)
 		for (i = 0; i < nr_cases; i++)
 			if (!only || strstr(only, cases[i].name))
 				run_case(&cases[i], secs);
+		if (!only || strstr(only, "cpu_hop"))
+			run_hop(secs);
 
 		STORE(stop, true);
 		for (i = 0; i < nr_readers; i++)
 			pthread_join(tid[i], NULL);
 	}
 
-	if (perf) {
-		perf_madv("st_madv_1", 1, 1, secs);
-		perf_madv("st_madv_64", 1, 64, secs);
-		perf_madv("mt_madv_1", nr_readers + 1, 1, secs);
-		perf_madv("mt_madv_64", nr_readers + 1, 64, secs);
-		perf_mprotect(secs);
-		perf_fork(secs);
-	}
+	for (i = 0; i < NR_PERF && perf; i++)
+		perf_measure(i, secs);
 	print_stats();
 	ksft_finished();
 }

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arm64's description of itself to the TLB flush policy core, and the
+ * IPI flush method.
+ *
+ * See Documentation/mm/tlb_policy.rst for the boot parameters and the
+ * debugfs files this makes available.
+ */
+
+#include <linux/cpufeature.h>
+#include <linux/init.h>
+#include <linux/irqflags.h>
+#include <linux/smp.h>
+#include <linux/tlb_policy.h>
+#include <asm/tlbflush.h>
+
+/*
+ * tlbi_method=ipi: the CPUs that may hold entries are interrupted, and each
+ * invalidates its own TLB with non-shareable TLBIs and waits for them with
+ * DSB NSH before it answers. The caller waits for every answer, so the
+ * flush is complete when the call returns. User flushes reach the CPUs in
+ * mm_cpumask(), which mm_note_active_cpu() keeps up to date; kernel
+ * flushes reach every online CPU.
+ *
+ * GUP-fast walks user page tables with interrupts disabled, but does not
+ * rely on that to hold off a TLB flush here: arm64 frees page tables
+ * through RCU (MMU_GATHER_RCU_TABLE_FREE), and tlb_remove_table_sync_one()
+ * interrupts every CPU whatever the method, so this method changes nothing
+ * for it.
+ */
+struct tlb_ipi_args {
+	unsigned long asid;
+	unsigned long start, pages, stride;	/* pages == 0: whole ASID */
+	bool last_level;
+	int tlb_level;
+};
+
+static void ipi_flush_user(void *info)
+{
+	const struct tlb_ipi_args *a = info;
+	unsigned long start = a->start, pages = a->pages, addr;
+
+	if (!pages) {
+		addr = __TLBI_VADDR(0, a->asid);
+		__tlbi(aside1, addr);
+		__tlbi_user(aside1, addr);
+	} else if (a->last_level) {
+		__flush_tlb_range_op(vale1, start, pages, a->stride, a->asid,
+				     a->tlb_level, true, lpa2_is_enabled());
+	} else {
+		__flush_tlb_range_op(vae1, start, pages, a->stride, a->asid,
+				     a->tlb_level, true, lpa2_is_enabled());
+	}
+	dsb(nsh);
+}
+
+/* Called with preemption disabled, by __tlb_flush_reach()'s callers. */
+void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
+			  unsigned long pages, unsigned long stride,
+			  bool last_level, int tlb_level)
+{
+	struct tlb_ipi_args args = {
+		.asid = ASID(mm),
+		.start = start,
+		.pages = pages,
+		.stride = stride,
+		.last_level = last_level,
+		.tlb_level = tlb_level,
+	};
+
+	on_each_cpu_mask(mm_cpumask(mm), ipi_flush_user, &args, true);
+}
+
+static void ipi_flush_kernel(void *info)
+{
+	const struct tlb_ipi_args *a = info;
+	unsigned long addr, end;
+
+	if (!a->pages) {
+		local_flush_tlb_all();
+		return;
+	}
+	addr = __TLBI_VADDR(a->start, 0);
+	end = __TLBI_VADDR(a->start + a->pages * PAGE_SIZE, 0);
+	for (; addr < end; addr += 1 << (PAGE_SHIFT - 12))
+		__tlbi(vaale1, addr);
+	dsb(nsh);
+	isb();
+}
+
+/*
+ * Flush [start, end) of the kernel, or everything for TLB_POLICY_END_ALL,
+ * on every online CPU. Returns false, having done nothing, when interrupts
+ * are disabled (early boot, stop_machine()): the caller then broadcasts.
+ */
+bool __flush_tlb_kernel_ipi(unsigned long start, unsigned long end)
+{
+	struct tlb_ipi_args args = {};
+
+	if (irqs_disabled())
+		return false;
+	if (end != TLB_POLICY_END_ALL) {
+		args.start = start & PAGE_MASK;
+		args.pages = tlb_policy_nr_pages(start, end, PAGE_SHIFT);
+		if (!args.pages)
+			return true;
+	}
+	dsb(ishst);
+	on_each_cpu(ipi_flush_kernel, &args, true);
+	tlb_policy_count(TLB_STAT_IPI);
+	return true;
+}
+
+static void ipi_flush_all_local(void *info)
+{
+	local_flush_tlb_all();
+}
+
+/* The end of a batched unmap with tlbi_method=ipi. */
+void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
+{
+	on_each_cpu_mask(&batch->cpumask, ipi_flush_all_local, NULL, true);
+	cpumask_clear(&batch->cpumask);
+	tlb_policy_count(TLB_STAT_IPI);
+}
+
+/* TLBIs that invalidating @pages pages issues, for reports and tests. */
+static unsigned long arm64_tlb_policy_nr_ops(unsigned long pages)
+{
+	return __flush_tlb_range_nr_ops(0, pages, PAGE_SIZE,
+					system_supports_tlb_range(),
+					lpa2_is_enabled());
+}
+
+/*
+ * max_ops counts TLBI operations, which are range operations on CPUs with
+ * FEAT_TLBIRANGE; arm64_tlb_policy_nr_ops() knows which.
+ */
+static const struct tlb_policy_arch arm64_tlb_policy = {
+	.name		= "arm64",
+	.methods	= BIT(TLBI_METHOD_BROADCAST) | BIT(TLBI_METHOD_IPI),
+	.auto_method	= TLBI_METHOD_BROADCAST,
+	.max_ops	= MAX_DVM_OPS,
+	.range_ops	= true,
+	.nr_ops		= arm64_tlb_policy_nr_ops,
+	.young_modes	= BIT(TLBI_YOUNG_SYNC) | BIT(TLBI_YOUNG_NOSYNC) |
+			  BIT(TLBI_YOUNG_NONE),
+	.young		= TLBI_YOUNG_NOSYNC,
+};
+
+/*
+ * Called by setup_arch() as soon as the early parameters are parsed, so
+ * that the first TLB flushes of the boot already follow the policy.
+ */
+void __init arm64_tlb_policy_init(void)
+{
+	tlb_policy_init(&arm64_tlb_policy);
+}
