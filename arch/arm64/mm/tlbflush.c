@@ -91,20 +91,29 @@ static void ipi_flush_kernel(void *info)
 /*
  * Flush [start, end) of the kernel, or everything for TLB_POLICY_END_ALL,
  * on every online CPU. Returns false, having done nothing, when interrupts
- * are disabled (early boot, stop_machine()): the caller then broadcasts.
+ * are disabled (stop_machine(), text patching): the caller then broadcasts.
+ * Until start_kernel() first enables interrupts no other CPU has been
+ * started, so the early flushes of the boot (fixmap, paging_init()) are
+ * complete when done on this CPU alone.
  */
 bool __flush_tlb_kernel_ipi(unsigned long start, unsigned long end)
 {
 	struct tlb_ipi_args args = {};
 
-	if (irqs_disabled())
-		return false;
 	if (end != TLB_POLICY_END_ALL) {
 		args.start = start & PAGE_MASK;
 		args.pages = tlb_policy_nr_pages(start, end, PAGE_SHIFT);
 		if (!args.pages)
 			return true;
 	}
+	if (early_boot_irqs_disabled) {
+		dsb(nshst);
+		ipi_flush_kernel(&args);
+		tlb_policy_count(TLB_STAT_LOCAL);
+		return true;
+	}
+	if (irqs_disabled())
+		return false;
 	dsb(ishst);
 	on_each_cpu(ipi_flush_kernel, &args, true);
 	tlb_policy_count(TLB_STAT_IPI);

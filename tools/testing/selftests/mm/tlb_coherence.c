@@ -203,6 +203,12 @@ static char *map_anon(void)
 
 	if (p == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	/*
+	 * The cases test the flushes of page-sized mappings: keep a huge
+	 * page out, which changes of a few pages would split first. Fails
+	 * harmlessly without CONFIG_TRANSPARENT_HUGEPAGE.
+	 */
+	madvise(p, MAX_PAGES * page_size, MADV_NOHUGEPAGE);
 	return p;
 }
 
