@@ -523,10 +523,12 @@ static void *madv_loop(void *p)
 	return NULL;
 }
 
-static double perf_madv(int threads, int pages, double secs)
+static unsigned long perf_madv(int threads, int pages, double secs,
+			       double *elapsed)
 {
 	struct perf_arg args[MAX_READERS + 1];
 	pthread_t tid[MAX_READERS + 1];
+	double t0 = now();
 	unsigned long ops = 0;
 	int t;
 
@@ -549,10 +551,11 @@ static double perf_madv(int threads, int pages, double secs)
 		ops += args[t].ops;
 		munmap(args[t].mem, pages * page_size);
 	}
-	return ops / secs;
+	*elapsed = now() - t0;
+	return ops;
 }
 
-static double perf_mprotect(double secs)
+static unsigned long perf_mprotect(double secs, double *elapsed)
 {
 	char *mem = mmap(NULL, 64 * page_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -570,10 +573,11 @@ static double perf_mprotect(double secs)
 		ops++;
 	}
 	munmap(mem, 64 * page_size);
-	return ops / (now() - t0);
+	*elapsed = now() - t0;
+	return ops;
 }
 
-static double perf_fork(double secs)
+static unsigned long perf_fork(double secs, double *elapsed)
 {
 	double end = now() + secs, t0 = now();
 	unsigned long ops = 0;
@@ -588,7 +592,8 @@ static double perf_fork(double secs)
 		waitpid(pid, NULL, 0);
 		ops++;
 	}
-	return ops / (now() - t0);
+	*elapsed = now() - t0;
+	return ops;
 }
 
 enum perf_case { ST_MADV_1, ST_MADV_64, MT_MADV_1, MT_MADV_64, ST_MPROTECT_64,
@@ -599,51 +604,92 @@ static const char *const perf_names[NR_PERF] = {
 	"fork_exit",
 };
 
-static double perf_run(enum perf_case c, double secs)
+static unsigned long perf_run(enum perf_case c, double secs, double *elapsed)
 {
 	switch (c) {
 	case ST_MADV_1:
-		return perf_madv(1, 1, secs);
+		return perf_madv(1, 1, secs, elapsed);
 	case ST_MADV_64:
-		return perf_madv(1, 64, secs);
+		return perf_madv(1, 64, secs, elapsed);
 	case MT_MADV_1:
-		return perf_madv(nr_readers + 1, 1, secs);
+		return perf_madv(nr_readers + 1, 1, secs, elapsed);
 	case MT_MADV_64:
-		return perf_madv(nr_readers + 1, 64, secs);
+		return perf_madv(nr_readers + 1, 64, secs, elapsed);
 	case ST_MPROTECT_64:
-		return perf_mprotect(secs);
+		return perf_mprotect(secs, elapsed);
 	default:
-		return perf_fork(secs);
+		return perf_fork(secs, elapsed);
 	}
+}
+
+#define MAX_STATS	16
+
+struct stats {
+	int n;
+	char name[MAX_STATS][32];
+	unsigned long long val[MAX_STATS];
+};
+
+/* The flush counters, summed over CPUs; n = 0 without tlb_policy. */
+static void read_stats(struct stats *st)
+{
+	FILE *f = fopen(STATS_FILE, "r");
+
+	st->n = 0;
+	if (!f)
+		return;
+	while (st->n < MAX_STATS &&
+	       fscanf(f, "%31s %llu", st->name[st->n], &st->val[st->n]) == 2)
+		st->n++;
+	fclose(f);
 }
 
 /*
  * Measure in a new process, pinned to CPU 0 like this one, so that every
  * case starts with a new mm, as a benchmark started from a shell would.
  */
+/*
+ * With the counters, also print how many flushes of each kind the case
+ * caused per 1000 operations (the other CPUs are idle meanwhile).
+ */
 static void perf_measure(enum perf_case c, double secs)
 {
-	double *result = mmap(NULL, sizeof(*result), PROT_READ | PROT_WRITE,
-			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int status;
+	struct perf_result {
+		unsigned long ops;
+		double elapsed;
+	} *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct stats before, after;
+	char line[512];
+	int status, i, len;
 	pid_t pid;
 
-	if (result == MAP_FAILED)
+	if (res == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	read_stats(&before);
 	pid = fork();
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid) {
-		*result = perf_run(c, secs);
+		res->ops = perf_run(c, secs, &res->elapsed);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	    WEXITSTATUS(status) || !res->ops)
 		ksft_exit_fail_msg("perf %s: the measuring process failed\n",
 				   perf_names[c]);
-	ksft_print_msg("perf %s ops/s=%.0f\n", perf_names[c], *result);
+	read_stats(&after);
+	ksft_print_msg("perf %s ops/s=%.0f\n", perf_names[c],
+		       res->ops / res->elapsed);
+	len = 0;
+	for (i = 0; i < after.n && i < before.n; i++)
+		len += snprintf(line + len, sizeof(line) - len, " %s=%.1f",
+				after.name[i], 1000.0 *
+				(after.val[i] - before.val[i]) / res->ops);
+	if (len)
+		ksft_print_msg("perf %s per_kop%s\n", perf_names[c], line);
 	ksft_test_result_pass("perf_%s\n", perf_names[c]);
-	munmap(result, sizeof(*result));
+	munmap(res, sizeof(*res));
 }
 
 static void print_stats(void)
