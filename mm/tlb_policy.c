@@ -28,7 +28,9 @@
 #include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tlb_policy.h>
 #include <linux/uaccess.h>
@@ -534,6 +536,26 @@ const struct tlb_policy_arch *tlb_policy_arch_get(void)
 	return READ_ONCE(tlb_policy_arch_desc);
 }
 EXPORT_SYMBOL_GPL(tlb_policy_arch_get);
+
+/*
+ * An architecture may flush, and count, before setup_per_cpu_areas(), as
+ * arm64 does from paging_init(). Those counts land in the per-CPU template,
+ * which is then copied to every possible CPU. Only the boot CPU has run
+ * yet when early initcalls run (and no other can start meanwhile), so
+ * whatever the others hold is such a copy: drop it, and every early flush
+ * is counted once.
+ */
+static int __init tlb_policy_stats_dedup(void)
+{
+	unsigned int cpu, self = raw_smp_processor_id();
+
+	for_each_possible_cpu(cpu)
+		if (cpu != self)
+			memset(per_cpu_ptr(&tlb_policy_stats, cpu), 0,
+			       sizeof(struct tlb_policy_stats));
+	return 0;
+}
+early_initcall(tlb_policy_stats_dedup);
 
 #ifdef CONFIG_DEBUG_FS
 enum {

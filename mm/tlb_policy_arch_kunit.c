@@ -249,6 +249,31 @@ static void tlb_policy_arch_user_local(struct kunit *test)
 	mmput(u.mm);
 }
 
+/*
+ * An mm first active on this CPU, then on another: from then on a flush
+ * here must reach the other CPU, though this CPU was the first.
+ */
+static void tlb_policy_arch_user_moved(struct kunit *test)
+{
+	struct user_mm u;
+	long d[TLB_STAT_NR];
+	unsigned int other;
+
+	user_mm_init(test, &u);
+	migrate_disable();
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	user_flushes(&u, d);
+	expect_user_counts(test, d, false);
+	if (other < nr_cpu_ids) {
+		work_on_cpu(other, use_mm_here, u.mm);
+		user_flushes(&u, d);
+	}
+	migrate_enable();
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+	expect_user_counts(test, d, true);
+	mmput(u.mm);
+}
+
 /* An mm that has been active on another CPU before. */
 static void tlb_policy_arch_user_several(struct kunit *test)
 {
@@ -471,6 +496,7 @@ static int tlb_policy_arch_init(struct kunit *test)
 static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_kernel_range, kernel_range_gen_params),
 	KUNIT_CASE(tlb_policy_arch_user_local),
+	KUNIT_CASE(tlb_policy_arch_user_moved),
 	KUNIT_CASE(tlb_policy_arch_user_several),
 	KUNIT_CASE(tlb_policy_arch_young),
 #ifdef CONFIG_ARM64

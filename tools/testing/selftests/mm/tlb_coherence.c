@@ -13,9 +13,11 @@
  *
  * The cpu_hop case runs in a new process with no other threads instead: it
  * loads translations on one CPU, moves to another and changes the mapping
- * there, then moves back and looks; and the same the other way round. It
- * catches a kernel that wrongly keeps a flush on the flushing CPU because
- * it thinks the process never ran anywhere else.
+ * there, then moves back and looks; and the same the other way round; and
+ * last, a second thread holds translations on the other CPU while the
+ * first changes the mapping. It catches a kernel that wrongly keeps a
+ * flush on the flushing CPU because it thinks the process never ran
+ * anywhere else.
  *
  * A generation counter, bumped by the writer only while the readers are
  * idle, says which phase a reader is checking, so that a read can never
@@ -440,8 +442,38 @@ static void hop_load(int pages)
  * A new process, so a new mm that has only ever run on CPU a (the parent
  * is pinned there, and so is the child at first).
  */
+struct hop_holder_arg {
+	int pages;
+	unsigned long old;
+	int phase;		/* 1: loaded, 2: changed, look now */
+};
+
+/*
+ * Load translations on this thread's CPU and stay there, spinning, until
+ * the other thread has made its change: no context switch on this CPU
+ * can drop them meanwhile.
+ */
+static void *hop_holder(void *p)
+{
+	struct hop_holder_arg *h = p;
+
+	hop_load(h->pages);
+	STORE(h->phase, 1);
+	while (LOAD(h->phase) != 2)
+		;
+	hop_check(h->pages, h->old);
+	return NULL;
+}
+
 static void hop_child(int a, int b, int pages, unsigned long base)
 {
+	struct hop_holder_arg h = {
+		.pages = pages, .old = base + 2 * MAX_PAGES,
+	};
+	pthread_attr_t attr;
+	pthread_t tid;
+	cpu_set_t set;
+
 	map_anon();
 
 	/* Translations on a; the change is made on b. */
@@ -459,6 +491,21 @@ static void hop_child(int a, int b, int pages, unsigned long base)
 	madvise(region, pages * page_size, MADV_DONTNEED);
 	pin(b);
 	hop_check(pages, base + MAX_PAGES);
+
+	/* Translations held on b by a second thread; the change is on a. */
+	pin(a);
+	fill(h.old, pages);
+	CPU_ZERO(&set);
+	CPU_SET(b, &set);
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
+	    pthread_create(&tid, &attr, hop_holder, &h))
+		_exit(1);
+	while (LOAD(h.phase) != 1)
+		sched_yield();
+	madvise(region, pages * page_size, MADV_DONTNEED);
+	STORE(h.phase, 2);
+	pthread_join(tid, NULL);
 	_exit(0);
 }
 
