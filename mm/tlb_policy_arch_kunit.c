@@ -17,6 +17,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/hugetlb.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -311,7 +312,7 @@ static void tlb_policy_arch_young(struct kunit *test)
 	user_mm_init(test, &u);
 	page = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	pte = pte_mkyoung(mk_pte(page, PAGE_READONLY));
+	pte = pte_mkyoung(mk_pte(page, PAGE_KERNEL));
 
 	migrate_disable();
 	kthread_use_mm(u.mm);
