@@ -251,10 +251,11 @@ static void tlb_policy_arch_user_local(struct kunit *test)
 }
 
 /*
- * An mm first active on this CPU, then on another: from then on a flush
- * here must reach the other CPU, though this CPU was the first.
+ * Flush here an mm that has also been active on another CPU, after it was
+ * active here (@here_first) or before: either way, the flush must reach
+ * the other CPU, even though this CPU may have been the first.
  */
-static void tlb_policy_arch_user_moved(struct kunit *test)
+static void user_flushes_after_other(struct kunit *test, bool here_first)
 {
 	struct user_mm u;
 	long d[TLB_STAT_NR];
@@ -263,8 +264,10 @@ static void tlb_policy_arch_user_moved(struct kunit *test)
 	user_mm_init(test, &u);
 	migrate_disable();
 	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
-	user_flushes(&u, d);
-	expect_user_counts(test, d, false);
+	if (here_first) {
+		user_flushes(&u, d);
+		expect_user_counts(test, d, false);
+	}
 	if (other < nr_cpu_ids) {
 		work_on_cpu(other, use_mm_here, u.mm);
 		user_flushes(&u, d);
@@ -275,24 +278,16 @@ static void tlb_policy_arch_user_moved(struct kunit *test)
 	mmput(u.mm);
 }
 
+/* An mm first active on this CPU, then on another. */
+static void tlb_policy_arch_user_moved(struct kunit *test)
+{
+	user_flushes_after_other(test, true);
+}
+
 /* An mm that has been active on another CPU before. */
 static void tlb_policy_arch_user_several(struct kunit *test)
 {
-	struct user_mm u;
-	long d[TLB_STAT_NR];
-	unsigned int other;
-
-	user_mm_init(test, &u);
-	migrate_disable();
-	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
-	if (other < nr_cpu_ids) {
-		work_on_cpu(other, use_mm_here, u.mm);
-		user_flushes(&u, d);
-	}
-	migrate_enable();
-	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
-	expect_user_counts(test, d, true);
-	mmput(u.mm);
+	user_flushes_after_other(test, false);
 }
 
 /*
