@@ -13,7 +13,11 @@ export PATH=/usr/bin:/bin:$PATH
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TLBP_CACHE=${TLBP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tlb-policy}
-TARBALL=${TLBP_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# The base tree comes from a tarball (TLBP_TARBALL=, kernel.org style,
+# with or without a top-level directory) or from a user's git tree
+# (KSRC=). On our machines the default is the shared 7.1.5 tarball.
+SHARED_LINUX=$(cd "$TOP/.." && pwd)/shared/linux
+DEFAULT_TARBALL=$SHARED_LINUX/linux-7.1.5.tar.xz
 
 # The kernel tree: one base commit plus the work branch.
 KBASE=$TLBP_CACHE/linux
@@ -35,10 +39,10 @@ BASE_DATE="2000-01-01T00:00:00+0000"
 COPY_DIRS="mm include arch Documentation tools/testing"
 
 # Debian packages every workflow needs (DEVELOPERS.md).
-PACKAGES="linux-source-6.12 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+PACKAGES="gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
 libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-system-arm
 qemu-system-misc qemu-system-x86 sparse b4 quilt flex bison bc libelf-dev
-libssl-dev cpio ccache python3 python3-ply python3-git gcc make git"
+libssl-dev cpio ccache python3 python3-ply python3-git gcc make git xz-utils"
 
 mkdir -p "$LOGDIR"
 
