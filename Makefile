@@ -6,7 +6,7 @@ S := tools/series
 .PHONY: help setup apply export check kunit test guest-test demo bench selftest-check
 
 help:
-	@echo "make setup    install packages, unpack the 6.12 base tree into \$$TLBP_CACHE"
+	@echo "make setup    install packages, unpack the 7.1.5 base tree into \$$TLBP_CACHE"
 	@echo "make apply    rebuild the work branch from series (KSRC=/your/tree [SIGNOFF=1] for your own tree)"
 	@echo "make export   regenerate patches/, series and the in-tree copies from the work branch"
 	@echo "make check    apply with git am and quilt, compare copies, checkpatch, kernel-doc, sparse"

@@ -42,7 +42,8 @@ COPY_DIRS="mm include arch Documentation tools/testing"
 PACKAGES="gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
 libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-system-arm
 qemu-system-misc qemu-system-x86 sparse b4 quilt flex bison bc libelf-dev
-libssl-dev cpio ccache python3 python3-ply python3-git gcc make git xz-utils"
+libssl-dev cpio ccache python3 python3-ply python3-git gcc make git xz-utils
+curl"
 
 mkdir -p "$LOGDIR"
 

@@ -9,18 +9,20 @@
 
 #include <linux/cpufeature.h>
 #include <linux/init.h>
-#include <linux/irqflags.h>
 #include <linux/smp.h>
 #include <linux/tlb_policy.h>
 #include <asm/tlbflush.h>
 
 /*
- * tlbi_method=ipi: the CPUs that may hold entries are interrupted, and each
- * invalidates its own TLB with non-shareable TLBIs and waits for them with
- * DSB NSH before it answers. The caller waits for every answer, so the
- * flush is complete when the call returns. User flushes reach the CPUs in
- * mm_cpumask(), which mm_note_active_cpu() keeps up to date; kernel
- * flushes reach every online CPU.
+ * tlbi_method=ipi: the CPUs that may hold entries of a user address space
+ * are interrupted, and each invalidates its own TLB with non-shareable
+ * TLBIs and waits for them with DSB NSH before it answers. The caller
+ * waits for every answer, so the flush is complete when the call returns.
+ * User flushes reach the CPUs in mm_tlb_cpumask(), which
+ * mm_note_active_cpu() keeps up to date. Kernel flushes stay broadcast:
+ * they may come from softirq context (KFENCE, DEBUG_PAGEALLOC) where an
+ * IPI cannot be waited for, and a CPU coming online already walks the
+ * kernel tables before it is in cpu_online_mask.
  *
  * GUP-fast walks user page tables with interrupts disabled, but does not
  * rely on that to hold off a TLB flush here: arm64 frees page tables
@@ -38,23 +40,22 @@ struct tlb_ipi_args {
 static void ipi_flush_user(void *info)
 {
 	const struct tlb_ipi_args *a = info;
-	unsigned long start = a->start, pages = a->pages, addr;
 
-	if (!pages) {
-		addr = __TLBI_VADDR(0, a->asid);
-		__tlbi(aside1, addr);
-		__tlbi_user(aside1, addr);
-	} else if (a->last_level) {
-		__flush_tlb_range_op(vale1, start, pages, a->stride, a->asid,
-				     a->tlb_level, true, lpa2_is_enabled());
-	} else {
-		__flush_tlb_range_op(vae1, start, pages, a->stride, a->asid,
-				     a->tlb_level, true, lpa2_is_enabled());
-	}
+	if (!a->pages)
+		__tlbi_asid_local(a->asid);
+	else if (a->last_level)
+		__flush_s1_tlb_range_op(vale1, a->start, a->pages, a->stride,
+					a->asid, a->tlb_level);
+	else
+		__flush_s1_tlb_range_op(vae1, a->start, a->pages, a->stride,
+					a->asid, a->tlb_level);
 	dsb(nsh);
 }
 
-/* Called with preemption disabled, by __tlb_flush_reach()'s callers. */
+/*
+ * Called with preemption disabled and interrupts enabled, in task context,
+ * after the DSB ISH of __tlb_flush_reach() completed the page-table update.
+ */
 void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 			  unsigned long pages, unsigned long stride,
 			  bool last_level, int tlb_level)
@@ -68,69 +69,32 @@ void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 		.tlb_level = tlb_level,
 	};
 
-	on_each_cpu_mask(mm_cpumask(mm), ipi_flush_user, &args, true);
+	on_each_cpu_mask(mm_tlb_cpumask(mm), ipi_flush_user, &args, true);
 }
-
-static void ipi_flush_kernel(void *info)
-{
-	const struct tlb_ipi_args *a = info;
-	unsigned long addr, end;
-
-	if (!a->pages) {
-		local_flush_tlb_all();
-		return;
-	}
-	addr = __TLBI_VADDR(a->start, 0);
-	end = __TLBI_VADDR(a->start + a->pages * PAGE_SIZE, 0);
-	for (; addr < end; addr += 1 << (PAGE_SHIFT - 12))
-		__tlbi(vaale1, addr);
-	dsb(nsh);
-	isb();
-}
-
-/*
- * Flush [start, end) of the kernel, or everything for TLB_POLICY_END_ALL,
- * on every online CPU. Returns false, having done nothing, when interrupts
- * are disabled (stop_machine(), text patching): the caller then broadcasts.
- * Until start_kernel() first enables interrupts no other CPU has been
- * started, so the early flushes of the boot (fixmap, paging_init()) are
- * complete when done on this CPU alone.
- */
-bool __flush_tlb_kernel_ipi(unsigned long start, unsigned long end)
-{
-	struct tlb_ipi_args args = {};
-
-	if (end != TLB_POLICY_END_ALL) {
-		args.start = start & PAGE_MASK;
-		args.pages = tlb_policy_nr_pages(start, end, PAGE_SHIFT);
-		if (!args.pages)
-			return true;
-	}
-	if (early_boot_irqs_disabled) {
-		dsb(nshst);
-		ipi_flush_kernel(&args);
-		tlb_policy_count(TLB_STAT_LOCAL);
-		return true;
-	}
-	if (irqs_disabled())
-		return false;
-	dsb(ishst);
-	on_each_cpu(ipi_flush_kernel, &args, true);
-	tlb_policy_count(TLB_STAT_IPI);
-	return true;
-}
+EXPORT_SYMBOL_GPL(__flush_tlb_user_ipi);
 
 static void ipi_flush_all_local(void *info)
 {
 	local_flush_tlb_all();
 }
 
-/* The end of a batched unmap with tlbi_method=ipi. */
+/*
+ * The end of a batched unmap with tlbi_method=ipi: the masks were read
+ * after the PTEs were cleared, under a DSB ISH. When an IPI cannot be
+ * waited for here, broadcast instead; arch_tlbbatch_flush() completes it.
+ */
 void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
 {
-	on_each_cpu_mask(&batch->cpumask, ipi_flush_all_local, NULL, true);
+	if (irqs_disabled() || !in_task()) {
+		dsb(ishst);
+		__tlbi(vmalle1is);
+		tlb_policy_count(TLB_STAT_BROADCAST);
+	} else {
+		on_each_cpu_mask(&batch->cpumask, ipi_flush_all_local, NULL,
+				 true);
+		tlb_policy_count(TLB_STAT_IPI);
+	}
 	cpumask_clear(&batch->cpumask);
-	tlb_policy_count(TLB_STAT_IPI);
 }
 
 /* TLBIs that invalidating @pages pages issues, for reports and tests. */

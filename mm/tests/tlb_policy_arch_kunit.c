@@ -216,8 +216,16 @@ static void user_flushes(struct user_mm *u, long *delta)
  * Each of the three flushes counts once, as the policy says it must reach
  * the other CPUs: not at all when no other CPU can hold entries (local,
  * and the remote work elided), else by IPI or by broadcast. The one-page
- * range becomes a full flush only with tlbi_max_ops=0.
+ * range becomes a full flush only with tlbi_max_ops=0, and so does the
+ * page flush where the architecture flushes a page as a range of one
+ * (arm64).
  */
+#ifdef CONFIG_ARM64
+#define USER_FULL_AT_0	2
+#else
+#define USER_FULL_AT_0	1
+#endif
+
 static void expect_user_counts(struct kunit *test, const long *d, bool others)
 {
 	enum tlb_flush_reach reach = tlb_policy_reach(tlb_policy_method(),
@@ -229,7 +237,8 @@ static void expect_user_counts(struct kunit *test, const long *d, bool others)
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], reach == TLB_REACH_IPI ? 3 : 0);
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST],
 			reach == TLB_REACH_BROADCAST ? 3 : 0);
-	KUNIT_EXPECT_EQ(test, d[TLB_STAT_FULL], tlb_policy_max_ops() ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_FULL],
+			tlb_policy_max_ops() ? 0 : USER_FULL_AT_0);
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_YOUNG_SKIPPED], 0);
 }
 
@@ -338,15 +347,17 @@ static void tlb_policy_arch_young(struct kunit *test)
 
 #ifdef CONFIG_ARM64
 /*
- * arm64 decided on its own before it asked the policy: a user range was
- * flushed whole from MAX_DVM_OPS strides on without range operations, and
- * above MAX_TLBI_RANGE_PAGES pages with them.
+ * arm64 decided on its own before it asked the policy, in
+ * __flush_tlb_range_limit_excess(), for user and kernel ranges alike: a
+ * range was flushed whole from MAX_DVM_OPS strides on without range
+ * operations, and above MAX_TLBI_RANGE_PAGES pages with them.
  */
-static bool arm64_full_before(unsigned long start, unsigned long end,
-			      unsigned long stride, bool range)
+static bool arm64_full_before(unsigned long pages, unsigned long stride,
+			      bool range)
 {
-	return (!range && end - start >= MAX_DVM_OPS * stride) ||
-	       (end - start) >> PAGE_SHIFT > MAX_TLBI_RANGE_PAGES;
+	if (range)
+		return pages > MAX_TLBI_RANGE_PAGES;
+	return pages >= (MAX_DVM_OPS * stride) >> PAGE_SHIFT;
 }
 
 static const unsigned long arm64_range_pages[] = {
@@ -358,16 +369,16 @@ static const unsigned long arm64_range_pages[] = {
 };
 
 /*
- * With the default max_ops, every user range gets the decision it got
- * before, for both strides, with and without range operations and LPA2.
- * The one exception is a range of exactly MAX_DVM_OPS strides without
+ * With the default max_ops, every user and kernel range gets the decision
+ * it got before, for both strides, with and without range operations and
+ * LPA2. The one exception is a range of exactly MAX_DVM_OPS strides without
  * range operations: it used to be flushed whole, and is now invalidated
- * with MAX_DVM_OPS operations, as flush_tlb_kernel_range() always did.
+ * with MAX_DVM_OPS operations, since max_ops is the most a range may take.
  */
 static void tlb_policy_arch_arm64_default_decisions(struct kunit *test)
 {
 	static const unsigned long strides[] = { PAGE_SIZE, PMD_SIZE };
-	unsigned long start = 64 * PMD_SIZE, end, stride, nr;
+	unsigned long start = 64 * PMD_SIZE, pages, stride, nr;
 	unsigned int i, k, changed = 0;
 	bool range, lpa2, before, after;
 
@@ -377,9 +388,9 @@ static void tlb_policy_arch_arm64_default_decisions(struct kunit *test)
 		stride = strides[k & 1];
 		range = k & 2;
 		lpa2 = k & 4;
-		end = start + nr * stride;
-		before = arm64_full_before(start, end, stride, range);
-		after = __flush_tlb_range_kind(start, end, stride, MAX_DVM_OPS,
+		pages = nr * (stride >> PAGE_SHIFT);
+		before = arm64_full_before(pages, stride, range);
+		after = __flush_tlb_range_kind(start, pages, stride, MAX_DVM_OPS,
 					       range, lpa2) == TLB_FLUSH_FULL;
 		if (!range && nr == MAX_DVM_OPS) {
 			KUNIT_EXPECT_TRUE(test, before);
@@ -473,9 +484,8 @@ static void tlb_policy_arch_arm64_max_ops(struct kunit *test)
 {
 	const struct max_ops_case *c = test->param_value;
 	unsigned long start = 64 * PMD_SIZE;
-	unsigned long end = start + c->pages * PAGE_SIZE;
 
-	KUNIT_EXPECT_EQ(test, __flush_tlb_range_kind(start, end, PAGE_SIZE,
+	KUNIT_EXPECT_EQ(test, __flush_tlb_range_kind(start, c->pages, PAGE_SIZE,
 						     c->max_ops, c->range,
 						     false),
 			c->kind);
