@@ -24,6 +24,11 @@
  * IPI cannot be waited for, and a CPU coming online already walks the
  * kernel tables before it is in cpu_online_mask.
  *
+ * An offline CPU keeps its bit and on_each_cpu_mask() skips it. That is
+ * safe: a dying CPU runs no user code and no uaccess after it left
+ * cpu_online_mask, and __cpu_setup() invalidates its whole TLB before it
+ * comes back.
+ *
  * GUP-fast walks user page tables with interrupts disabled, but does not
  * rely on that to hold off a TLB flush here: arm64 frees page tables
  * through RCU (MMU_GATHER_RCU_TABLE_FREE), and tlb_remove_table_sync_one()
@@ -49,7 +54,7 @@ static void ipi_flush_user(void *info)
 	else
 		__flush_s1_tlb_range_op(vae1, a->start, a->pages, a->stride,
 					a->asid, a->tlb_level);
-	dsb(nsh);
+	__tlbi_sync_s1nsh();
 }
 
 /*
@@ -75,7 +80,8 @@ EXPORT_SYMBOL_GPL(__flush_tlb_user_ipi);
 
 static void ipi_flush_all_local(void *info)
 {
-	local_flush_tlb_all();
+	__tlbi(vmalle1);
+	__tlbi_sync_s1nsh();
 }
 
 /*
@@ -113,7 +119,7 @@ static const struct tlb_policy_arch arm64_tlb_policy = {
 	.name		= "arm64",
 	.methods	= BIT(TLBI_METHOD_BROADCAST) | BIT(TLBI_METHOD_IPI),
 	.auto_method	= TLBI_METHOD_BROADCAST,
-	.max_ops	= MAX_DVM_OPS,
+	.max_ops	= TLBI_DEFAULT_MAX_OPS,
 	.range_ops	= true,
 	.nr_ops		= arm64_tlb_policy_nr_ops,
 	.young_modes	= BIT(TLBI_YOUNG_SYNC) | BIT(TLBI_YOUNG_NOSYNC) |
