@@ -150,6 +150,20 @@ int tlb_policy_parse_young(const char *s, enum tlbi_young *out)
 }
 
 /**
+ * tlb_policy_max_ops_limit() - the largest max_ops an architecture accepts
+ * @arch: the architecture description.
+ *
+ * Return: @arch->max_ops_limit when it is set and below
+ * %TLB_POLICY_MAX_OPS_LIMIT, else %TLB_POLICY_MAX_OPS_LIMIT.
+ */
+unsigned int tlb_policy_max_ops_limit(const struct tlb_policy_arch *arch)
+{
+	if (arch->max_ops_limit && arch->max_ops_limit < TLB_POLICY_MAX_OPS_LIMIT)
+		return arch->max_ops_limit;
+	return TLB_POLICY_MAX_OPS_LIMIT;
+}
+
+/**
  * tlb_policy_resolve() - turn a request into a policy for one arch
  * @arch: what the architecture implements.
  * @req: the boot parameters as typed; NULL members were not given.
@@ -190,8 +204,8 @@ unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 		if (tlb_policy_parse_max_ops(req->max_ops, &ops, &clamped)) {
 			flags |= TLB_POLICY_BAD_MAX_OPS;
 		} else {
-			out->max_ops = ops;
-			if (clamped)
+			out->max_ops = min(ops, tlb_policy_max_ops_limit(arch));
+			if (clamped || out->max_ops != ops)
 				flags |= TLB_POLICY_CLAMPED_MAX_OPS;
 		}
 	}
@@ -260,7 +274,7 @@ int tlb_policy_set_method(const struct tlb_policy_arch *arch,
  * @buf: the text written, a decimal number.
  *
  * Unlike the boot parameter, a runtime value is never clamped: a value
- * above %TLB_POLICY_MAX_OPS_LIMIT is refused. While an erratum forces
+ * above tlb_policy_max_ops_limit() is refused. While an erratum forces
  * max_ops, only the forced value is accepted.
  *
  * Return: 0, or -EINVAL.
@@ -271,7 +285,8 @@ int tlb_policy_set_max_ops(const struct tlb_policy_arch *arch,
 	unsigned int ops;
 	bool clamped;
 
-	if (tlb_policy_parse_max_ops(buf, &ops, &clamped) || clamped)
+	if (tlb_policy_parse_max_ops(buf, &ops, &clamped) || clamped ||
+	    ops > tlb_policy_max_ops_limit(arch))
 		return -EINVAL;
 	if (arch->erratum && ops != arch->erratum_max_ops)
 		return -EINVAL;
@@ -482,7 +497,7 @@ static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
 			req->max_ops, arch->max_ops);
 	if (flags & TLB_POLICY_CLAMPED_MAX_OPS)
 		pr_warn("tlbi_max_ops=%s is too large, clamped to %u\n",
-			req->max_ops, TLB_POLICY_MAX_OPS_LIMIT);
+			req->max_ops, p->max_ops);
 	if (flags & TLB_POLICY_ERRATUM_MAX_OPS)
 		pr_warn("tlbi_max_ops=%s ignored: erratum %s forces %u\n",
 			req->max_ops, arch->erratum, arch->erratum_max_ops);

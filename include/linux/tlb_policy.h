@@ -117,6 +117,10 @@ enum tlb_flush_reach {
  * @auto_method: what %TLBI_METHOD_AUTO resolves to; must be in @methods.
  * @broadcast_alias: another accepted spelling of "broadcast", or NULL.
  * @max_ops: default maximum number of operations of one range flush.
+ * @max_ops_limit: the largest max_ops the architecture accepts, or 0 for
+ *	%TLB_POLICY_MAX_OPS_LIMIT. A range flush issues up to max_ops
+ *	operations in one loop, typically with preemption disabled, so this
+ *	bounds that loop; larger requests are clamped with a warning.
  * @range_ops: true when max_ops counts range operations (several pages
  *	per operation) rather than pages.
  * @nr_ops: optional; given a number of pages, the number of operations
@@ -135,6 +139,7 @@ struct tlb_policy_arch {
 	enum tlbi_method auto_method;
 	const char *broadcast_alias;
 	unsigned int max_ops;
+	unsigned int max_ops_limit;
 	bool range_ops;
 	unsigned long (*nr_ops)(unsigned long pages);
 	unsigned int young_modes;
@@ -174,7 +179,7 @@ struct tlb_policy_req {
 #define TLB_POLICY_BAD_METHOD		BIT(0)	/* unknown tlbi_method= */
 #define TLB_POLICY_UNSUP_METHOD		BIT(1)	/* not implemented here */
 #define TLB_POLICY_BAD_MAX_OPS		BIT(2)	/* not a number */
-#define TLB_POLICY_CLAMPED_MAX_OPS	BIT(3)	/* above the limit */
+#define TLB_POLICY_CLAMPED_MAX_OPS	BIT(3)	/* above the arch's limit */
 #define TLB_POLICY_ERRATUM_MAX_OPS	BIT(4)	/* user value overridden */
 #define TLB_POLICY_BAD_YOUNG		BIT(5)	/* unknown tlbi_young= */
 #define TLB_POLICY_UNSUP_YOUNG		BIT(6)	/* not implemented here */
@@ -321,6 +326,7 @@ int tlb_policy_parse_young(const char *s, enum tlbi_young *out);
 unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 				const struct tlb_policy_req *req,
 				struct tlb_policy *out);
+unsigned int tlb_policy_max_ops_limit(const struct tlb_policy_arch *arch);
 unsigned long tlb_policy_arch_nr_ops(const struct tlb_policy_arch *arch,
 				     unsigned long pages);
 int tlb_policy_set_method(const struct tlb_policy_arch *arch,

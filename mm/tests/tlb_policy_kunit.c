@@ -53,11 +53,14 @@ static unsigned long fake_range_nr_ops(unsigned long pages)
 	return ops + pages;
 }
 
+/* With a ceiling on max_ops below the core's, as arm64 has. */
+#define FAKE_RANGE_LIMIT	4096
 static const struct tlb_policy_arch fake_range = {
 	.name = "fake-range",
 	.methods = M(IPI) | M(BROADCAST),
 	.auto_method = TLBI_METHOD_BROADCAST,
 	.max_ops = 512,
+	.max_ops_limit = FAKE_RANGE_LIMIT,
 	.range_ops = true,
 	.nr_ops = fake_range_nr_ops,
 	.young_modes = ALL_YOUNG,
@@ -302,6 +305,14 @@ static const struct resolve_case max_ops_resolve_cases[] = {
 	{ "truncated", &fake_ipi,
 	  { .max_ops = "0000000000000000000000000000..." }, IPI, true, 33,
 	  TLBI_YOUNG_NONE, TLB_POLICY_BAD_MAX_OPS },
+	{ "at the arch's limit", &fake_range, { .max_ops = "4096" }, BC, true,
+	  FAKE_RANGE_LIMIT, TLBI_YOUNG_NOSYNC },
+	{ "above the arch's limit", &fake_range, { .max_ops = "4097" }, BC,
+	  true, FAKE_RANGE_LIMIT, TLBI_YOUNG_NOSYNC,
+	  TLB_POLICY_CLAMPED_MAX_OPS },
+	{ "above both limits", &fake_range, { .max_ops = "99999999999" }, BC,
+	  true, FAKE_RANGE_LIMIT, TLBI_YOUNG_NOSYNC,
+	  TLB_POLICY_CLAMPED_MAX_OPS },
 	{ "erratum wins", &fake_erratum, { .max_ops = "64" }, IPI, true, 0,
 	  TLBI_YOUNG_NONE, TLB_POLICY_ERRATUM_MAX_OPS },
 	{ "erratum agrees", &fake_erratum, { .max_ops = "0" }, IPI, true, 0,
@@ -347,6 +358,20 @@ static void tlb_policy_resolve_all_garbage(struct kunit *test)
 	};
 
 	check_resolve(test, &c);
+}
+
+/* An arch's ceiling applies only below the core's own. */
+static void tlb_policy_max_ops_limit_test(struct kunit *test)
+{
+	struct tlb_policy_arch above = fake_bcast;
+
+	KUNIT_EXPECT_EQ(test, tlb_policy_max_ops_limit(&fake_bcast),
+			TLB_POLICY_MAX_OPS_LIMIT);
+	KUNIT_EXPECT_EQ(test, tlb_policy_max_ops_limit(&fake_range),
+			FAKE_RANGE_LIMIT);
+	above.max_ops_limit = TLB_POLICY_MAX_OPS_LIMIT + 1;
+	KUNIT_EXPECT_EQ(test, tlb_policy_max_ops_limit(&above),
+			TLB_POLICY_MAX_OPS_LIMIT);
 }
 
 /* A request for a method the arch lacks falls back to auto, not IPI. */
@@ -625,6 +650,9 @@ static const struct set_case set_max_ops_cases[] = {
 	{ &fake_bcast, "99999999999999999999", -EINVAL },
 	{ &fake_erratum, "64\n", -EINVAL },
 	{ &fake_erratum, "0\n", 0, POL(IPI, true, 0, NONE) },
+	{ &fake_range, "4096\n", 0, POL(BROADCAST, true, 4096, NOSYNC) },
+	{ &fake_range, "4097\n", -EINVAL },
+	{ &fake_range, "1048576\n", -EINVAL },
 };
 
 KUNIT_ARRAY_PARAM(set_max_ops, set_max_ops_cases, set_case_desc);
@@ -791,6 +819,7 @@ static struct kunit_case tlb_policy_test_cases[] = {
 			 young_resolve_gen_params),
 	KUNIT_CASE(tlb_policy_resolve_all_garbage),
 	KUNIT_CASE(tlb_policy_resolve_fallback_is_auto),
+	KUNIT_CASE(tlb_policy_max_ops_limit_test),
 	KUNIT_CASE_PARAM(tlb_policy_decide_test, decide_gen_params),
 	KUNIT_CASE(tlb_policy_decide_zero_length),
 	KUNIT_CASE(tlb_policy_decide_flush_all),

@@ -2,7 +2,8 @@
 /*
  * /init of the test guests (not part of the series).
  *
- * Mounts what the selftest needs, prints the policy the kernel reports,
+ * Mounts what the selftest needs, sets up 64 MB of swap on zram0 (for
+ * the selftest's pageout case), prints the policy the kernel reports,
  * runs /tlb_coherence with the arguments given on the kernel command
  * line as tlbp_args=a,b,c (commas for spaces), and reboots, which makes QEMU (-no-reboot)
  * exit. Every line it prints starts with "tlbp-init:".
@@ -11,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +33,35 @@ static void cat(const char *what, const char *path)
 	fclose(f);
 }
 
+/*
+ * A swap area on /dev/zram0: the disk size, then a version 1 swap header
+ * (what mkswap writes: the last page number at byte 1028, the signature
+ * at the end of the first page), then swapon().
+ */
+static void setup_swap(void)
+{
+	const unsigned int size = 64 << 20, psz = sysconf(_SC_PAGESIZE);
+	unsigned int hdr[2] = { 1, size / psz - 1 };	/* version, last_page */
+	static char page[65536];
+	int fd;
+
+	fd = open("/sys/block/zram0/disksize", O_WRONLY);
+	if (fd < 0 || dprintf(fd, "%u", size) < 0) {
+		printf("tlbp-init: swap n/a (no zram0)\n");
+		return;
+	}
+	close(fd);
+	memcpy(page + 1024, hdr, sizeof(hdr));
+	memcpy(page + psz - 10, "SWAPSPACE2", 10);
+	fd = open("/dev/zram0", O_WRONLY);
+	if (fd < 0 || write(fd, page, psz) != (ssize_t)psz || fsync(fd) ||
+	    close(fd) || swapon("/dev/zram0", 0)) {
+		perror("tlbp-init: swap on /dev/zram0");
+		return;
+	}
+	printf("tlbp-init: swap %u MB on zram0\n", size >> 20);
+}
+
 int main(void)
 {
 	char *args = getenv("tlbp_args"), *argv[32], *tok;
@@ -39,7 +71,9 @@ int main(void)
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	setup_swap();
 
 	printf("tlbp-init: cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 	cat("method", "/sys/kernel/debug/tlb_policy/method");

@@ -37,7 +37,7 @@
  */
 struct tlb_ipi_args {
 	unsigned long asid;
-	unsigned long start, pages, stride;	/* pages == 0: whole ASID */
+	unsigned long start, pages, stride;	/* or TLBI_IPI_WHOLE_ASID */
 	bool last_level;
 	int tlb_level;
 };
@@ -46,7 +46,7 @@ static void ipi_flush_user(void *info)
 {
 	const struct tlb_ipi_args *a = info;
 
-	if (!a->pages)
+	if (a->pages == TLBI_IPI_WHOLE_ASID)
 		__tlbi_asid_local(a->asid);
 	else if (a->last_level)
 		__flush_s1_tlb_range_op(vale1, a->start, a->pages, a->stride,
@@ -60,6 +60,8 @@ static void ipi_flush_user(void *info)
 /*
  * Called with preemption disabled and interrupts enabled, in task context,
  * after the DSB ISH of __tlb_flush_reach() completed the page-table update.
+ * @pages is TLBI_IPI_WHOLE_ASID for the whole address space; an empty range
+ * (@pages 0) has nothing to invalidate and interrupts no CPU.
  */
 void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 			  unsigned long pages, unsigned long stride,
@@ -74,6 +76,8 @@ void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 		.tlb_level = tlb_level,
 	};
 
+	if (!pages)
+		return;
 	on_each_cpu_mask(mm_tlb_cpumask(mm), ipi_flush_user, &args, true);
 }
 EXPORT_SYMBOL_GPL(__flush_tlb_user_ipi);
@@ -120,6 +124,7 @@ static const struct tlb_policy_arch arm64_tlb_policy = {
 	.methods	= BIT(TLBI_METHOD_BROADCAST) | BIT(TLBI_METHOD_IPI),
 	.auto_method	= TLBI_METHOD_BROADCAST,
 	.max_ops	= TLBI_DEFAULT_MAX_OPS,
+	.max_ops_limit	= TLBI_MAX_OPS_LIMIT,
 	.range_ops	= true,
 	.nr_ops		= arm64_tlb_policy_nr_ops,
 	.young_modes	= BIT(TLBI_YOUNG_SYNC) | BIT(TLBI_YOUNG_NOSYNC) |

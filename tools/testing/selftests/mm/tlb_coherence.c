@@ -19,6 +19,13 @@
  * flush on the flushing CPU because it thinks the process never ran
  * anywhere else.
  *
+ * The own_cpu case is the other side: new processes that only ever run on
+ * one CPU change their own mappings and read them back there. The kernel
+ * may keep those flushes on that CPU, but must still do them.
+ *
+ * The pageout case reclaims the pages to swap with MADV_PAGEOUT, which
+ * goes through the batched flush of reclaim; it is skipped without swap.
+ *
  * A generation counter, bumped by the writer only while the readers are
  * idle, says which phase a reader is checking, so that a read can never
  * be blamed on a change that was still in progress. Every old value is
@@ -74,9 +81,11 @@ struct tcase {
 	int (*setup)(int pages);
 	int (*change)(int pages);
 	void (*cleanup)(int pages);
+	bool own;		/* also run by own_cpu */
 };
 
 static long page_size;
+static bool have_swap;
 static int nr_readers;
 static int reader_cpu[MAX_READERS];
 static char *region;
@@ -139,10 +148,30 @@ static void pin(int cpu)
 		ksft_exit_fail_msg("pinning to CPU %d: %s\n", cpu, strerror(errno));
 }
 
+enum verdict { AS_EXPECTED, STALE, UNEXPECTED };
+
+/*
+ * Judge a read once the change is complete: @ok says whether it did not
+ * fault, @v is what it read, @old and @new the page's old and new values.
+ * The old value is a stale read, whatever else was expected.
+ */
+static enum verdict judge(bool ok, unsigned long v, unsigned long old,
+			  unsigned long new, int want)
+{
+	if (ok && v == old)
+		return STALE;
+	if (want == EXPECT_FAULT ? ok :
+	    want == EXPECT_ZERO ? !ok || v :
+	    !ok || v != new)
+		return UNEXPECTED;
+	return AS_EXPECTED;
+}
+
 static void *reader(void *arg)
 {
 	unsigned long seen = 0, g, v, old, new;
 	int cpu = (long)arg, i, n, want;
+	enum verdict verdict;
 
 	pin(cpu);
 	for (;;) {
@@ -168,11 +197,10 @@ static void *reader(void *arg)
 			}
 			/* Phase B: the change is complete. */
 			INC(checks);
-			if (ok && v == old + i)
+			verdict = judge(ok, v, old + i, new + i, want);
+			if (verdict == STALE)
 				INC(stale);
-			else if (want == EXPECT_FAULT ? ok :
-				 want == EXPECT_ZERO ? !ok || v :
-				 !ok || v != new + i)
+			else if (verdict == UNEXPECTED)
 				INC(unexpected);
 		}
 		__atomic_add_fetch(&acks, 1, __ATOMIC_RELEASE);
@@ -301,6 +329,51 @@ static long move_pages(int pages, int node, int *status)
 	return syscall(__NR_move_pages, 0, pages, addrs, nodes, status, 0);
 }
 
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+
+static unsigned long paged_out, paged_total;
+
+/*
+ * Reclaim the pages to swap, then write. Reclaim unmaps them with
+ * try_to_unmap() and TTU_BATCH_FLUSH, the batched flush of
+ * arch_tlbbatch_add_pending() and arch_tlbbatch_flush(), and frees them
+ * once they are written out; the write faults new pages in. A CPU that
+ * missed the batched flush still reads the freed page. Pages that are
+ * still resident afterwards were not reclaimed and test nothing; they are
+ * counted, so that a run that reclaimed nothing shows.
+ */
+static int change_pageout(int pages)
+{
+	unsigned char vec[MAX_PAGES];
+	int i;
+
+	if (madvise(region, pages * page_size, MADV_PAGEOUT) ||
+	    mincore(region, pages * page_size, vec))
+		return -1;
+	for (i = 0; i < pages; i++)
+		paged_out += !(vec[i] & 1);
+	paged_total += pages;
+	fill(new_base, pages);
+	return 0;
+}
+
+/* Whether /proc/swaps lists any swap area. */
+static bool swap_on(void)
+{
+	char line[256];
+	int n = 0;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n > 1;
+}
+
 /* Migrate to the other node, then write: stale TLBs see the old page. */
 static int change_migrate(int pages)
 {
@@ -330,13 +403,17 @@ static int setup_migrate(int pages)
 #define TCASE(n, e, s, c, ...) \
 	{ .name = n, .expect = e, .setup = s, .change = c, __VA_ARGS__ }
 static const struct tcase cases[] = {
-	TCASE("madv_dontneed", EXPECT_ZERO, setup_anon, change_dontneed),
-	TCASE("mprotect", EXPECT_FAULT, setup_anon, change_mprotect),
-	TCASE("munmap", EXPECT_FAULT, setup_anon, change_munmap),
-	TCASE("mmap_fixed", EXPECT_NEW, setup_remap, change_remap),
+	TCASE("madv_dontneed", EXPECT_ZERO, setup_anon, change_dontneed,
+	      .own = true),
+	TCASE("mprotect", EXPECT_FAULT, setup_anon, change_mprotect,
+	      .own = true),
+	TCASE("munmap", EXPECT_FAULT, setup_anon, change_munmap, .own = true),
+	TCASE("mmap_fixed", EXPECT_NEW, setup_remap, change_remap,
+	      .own = true),
 	TCASE("fork_cow", EXPECT_NEW, setup_anon, change_cow,
 	      .cleanup = cleanup_cow),
 	TCASE("migrate", EXPECT_NEW, setup_migrate, change_migrate),
+	TCASE("pageout", EXPECT_NEW, setup_anon, change_pageout, .own = true),
 };
 
 static double now(void)
@@ -371,6 +448,11 @@ static void run_case(const struct tcase *tc, double seconds)
 				      tc->name, strerror(errno));
 		return;
 	}
+	if (tc->change == change_pageout && !have_swap) {
+		ksft_test_result_skip("%s: needs swap\n", tc->name);
+		return;
+	}
+	paged_out = paged_total = 0;
 	do {
 		int pages = sizes[k++ % ARRAY_SIZE(sizes)];
 
@@ -393,13 +475,38 @@ static void run_case(const struct tcase *tc, double seconds)
 
 	ksft_print_msg("%s: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
 		       tc->name, rounds, checks, stale, unexpected);
-	ksft_test_result(!stale && !unexpected, "%s\n", tc->name);
+	if (paged_total)
+		ksft_print_msg("%s: %lu of %lu pages reclaimed\n", tc->name,
+			       paged_out, paged_total);
+	ksft_test_result(!stale && !unexpected &&
+			 (tc->change != change_pageout || paged_out),
+			 "%s\n", tc->name);
 }
 
 /* ---- cpu_hop ---------------------------------------------------------- */
 
-/* Counters of the cpu_hop children, in memory shared with them. */
-static unsigned long *hop_count;	/* checks, stale, unexpected */
+/* Counters of the cpu_hop and own_cpu children, shared with them. */
+static unsigned long *child_count;	/* checks, stale, unexpected */
+
+/* Read every page back once the change is complete, and count. */
+static void child_check(int pages, unsigned long old, unsigned long new,
+			int want)
+{
+	enum verdict verdict;
+	unsigned long v;
+	int i;
+
+	for (i = 0; i < pages; i++) {
+		bool ok = read_page(i, &v);
+
+		INC(child_count[0]);
+		verdict = judge(ok, v, old + i, new + i, want);
+		if (verdict == STALE)
+			INC(child_count[1]);
+		else if (verdict == UNEXPECTED)
+			INC(child_count[2]);
+	}
+}
 
 static void park_readers(bool on)
 {
@@ -414,18 +521,7 @@ static void park_readers(bool on)
 /* Every page must now read as zero, the new (empty) contents. */
 static void hop_check(int pages, unsigned long old)
 {
-	unsigned long v;
-	int i;
-
-	for (i = 0; i < pages; i++) {
-		bool ok = read_page(i, &v);
-
-		INC(hop_count[0]);
-		if (ok && v == old + i)
-			INC(hop_count[1]);
-		else if (!ok || v)
-			INC(hop_count[2]);
-	}
+	child_check(pages, old, 0, EXPECT_ZERO);
 }
 
 static void hop_load(int pages)
@@ -435,7 +531,7 @@ static void hop_load(int pages)
 
 	for (i = 0; i < pages; i++)
 		if (!read_page(i, &v))
-			INC(hop_count[2]);
+			INC(child_count[2]);
 }
 
 /*
@@ -516,10 +612,7 @@ static void run_hop(double seconds)
 	int k = 0, status;
 	pid_t pid;
 
-	hop_count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (hop_count == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	memset(child_count, 0, 3 * sizeof(*child_count));
 	park_readers(true);
 	do {
 		int pages = sizes[k % ARRAY_SIZE(sizes)];
@@ -539,9 +632,84 @@ static void run_hop(double seconds)
 	park_readers(false);
 
 	ksft_print_msg("cpu_hop: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
-		       rounds, hop_count[0], hop_count[1], hop_count[2]);
-	ksft_test_result(!hop_count[1] && !hop_count[2], "cpu_hop\n");
-	munmap(hop_count, page_size);
+		       rounds, child_count[0], child_count[1], child_count[2]);
+	ksft_test_result(!child_count[1] && !child_count[2], "cpu_hop\n");
+}
+
+/* ---- own_cpu ---------------------------------------------------------- */
+
+/*
+ * A new process that has only ever run on one CPU makes each change of
+ * the cases marked .own to its own mapping, at every size, and reads the
+ * pages back on the same CPU. The kernel may then keep the flush on that
+ * CPU (arm64 does, by default); it must still flush there. Nothing else
+ * runs in the process, and it never leaves its CPU, so no case here
+ * depends on another CPU.
+ */
+static void own_child(void)
+{
+	unsigned long round = 0, v;
+	unsigned int c, k;
+	int i;
+
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		for (c = 0; c < ARRAY_SIZE(cases); c++) {
+			const struct tcase *tc = &cases[c];
+			int pages = sizes[k];
+
+			if (!tc->own || (tc->change == change_pageout && !have_swap))
+				continue;
+			round++;
+			old_base = (round << 24) | 0xc3c30000UL << 32;
+			new_base = (round << 24) | 0x3c3c0000UL << 32;
+			if (tc->setup(pages))
+				_exit(1);
+			/* Load every translation on this CPU. */
+			for (i = 0; i < pages; i++)
+				if (!read_page(i, &v) || v != old_base + i)
+					INC(child_count[2]);
+			if (tc->change(pages))
+				_exit(1);
+			child_check(pages, old_base, new_base, tc->expect);
+		}
+	}
+	_exit(0);
+}
+
+/*
+ * One new process after the other, each pinned from its start to one CPU,
+ * CPU 0 and the readers' CPUs in turn: the parent moves to that CPU to
+ * fork it, so that the child never runs anywhere else.
+ */
+static void run_own(double seconds)
+{
+	unsigned long rounds = 0;
+	double end = now() + seconds;
+	int k = 0, status, cpu;
+	pid_t pid;
+
+	memset(child_count, 0, 3 * sizeof(*child_count));
+	park_readers(true);
+	do {
+		cpu = k % (nr_readers + 1) ? reader_cpu[k % (nr_readers + 1) - 1] : 0;
+		k++;
+		pin(cpu);
+		pid = fork();
+		if (pid < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!pid)
+			own_child();
+		pin(0);
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ksft_exit_fail_msg("own_cpu: child failed\n");
+		rounds++;
+	} while (now() < end || k <= nr_readers);
+	park_readers(false);
+
+	ksft_print_msg("own_cpu: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
+		       rounds, child_count[0], child_count[1], child_count[2]);
+	ksft_test_result(!child_count[1] && !child_count[2], "own_cpu\n");
 }
 
 /* ---- throughput ------------------------------------------------------- */
@@ -760,7 +928,7 @@ static void usage(const char *prog)
 		"  -d  seconds per case (default 2)\n"
 		"  -c  coherence cases to run (default all):\n"
 		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate,\n"
-		"      cpu_hop\n"
+		"      pageout,cpu_hop,own_cpu\n"
 		"  -t  measure throughput instead of coherence\n"
 		"  -a  check coherence, then measure throughput\n", prog);
 	exit(KSFT_FAIL);
@@ -815,6 +983,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_cases && coherence; i++)
 		planned += !only || strstr(only, cases[i].name);
 	planned += coherence && (!only || strstr(only, "cpu_hop"));
+	planned += coherence && (!only || strstr(only, "own_cpu"));
 	ksft_set_plan(planned + (perf ? NR_PERF : 0));
 
 	if (coherence) {
@@ -822,8 +991,12 @@ int main(int argc, char **argv)
 		signal(SIGBUS, segv_handler);
 		region = mmap(NULL, MAX_PAGES * page_size, PROT_NONE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		child_count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		memfd = memfd_create("tlb_coherence", 0);
-		if (region == MAP_FAILED || memfd < 0 ||
+		have_swap = swap_on();
+		if (region == MAP_FAILED || child_count == MAP_FAILED ||
+		    memfd < 0 ||
 		    ftruncate(memfd, 2 * MAX_PAGES * page_size))
 			ksft_exit_fail_msg("setup: %s\n", strerror(errno));
 		for (i = 0; i < nr_readers; i++)
@@ -836,6 +1009,8 @@ int main(int argc, char **argv)
 				run_case(&cases[i], secs);
 		if (!only || strstr(only, "cpu_hop"))
 			run_hop(secs);
+		if (!only || strstr(only, "own_cpu"))
+			run_own(secs);
 
 		STORE(stop, true);
 		for (i = 0; i < nr_readers; i++)
