@@ -7,6 +7,11 @@
  * runs /tlb_coherence with the arguments given on the kernel command
  * line as tlbp_args=a,b,c (commas for spaces), and reboots, which makes QEMU (-no-reboot)
  * exit. Every line it prints starts with "tlbp-init:".
+ *
+ * With tlbp_stress=SECS and /stress-ng in the initramfs (tools/series/
+ * stress-ng), it then runs "stress-ng --tlb-shootdown 4" for SECS
+ * seconds, the workload of the arm64 local-flush RFC, with the flush
+ * counters reset before and printed after as "tlbp-init: stress-stat".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -62,11 +67,49 @@ static void setup_swap(void)
 	printf("tlbp-init: swap %u MB on zram0\n", size >> 20);
 }
 
+/* Run argv[0] with argv and wait; return its exit status, or 128. */
+static int run(char *const argv[])
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		printf("tlbp-init: exec %s failed\n", argv[0]);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 128;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void run_stress(const char *secs)
+{
+	char *argv[] = { "/stress-ng", "--tlb-shootdown", "4", "--timeout",
+			 (char *)secs, "--metrics-brief", NULL };
+	const char *stats = "/sys/kernel/debug/tlb_policy/stats";
+	int fd = open(stats, O_WRONLY);
+
+	if (access(argv[0], X_OK)) {
+		printf("tlbp-init: stress-ng n/a (not in the initramfs)\n");
+		return;
+	}
+	if (fd >= 0) {
+		if (write(fd, "0", 1) != 1)
+			printf("tlbp-init: resetting %s failed\n", stats);
+		close(fd);
+	}
+	printf("tlbp-init: stress-ng exit %d\n", run(argv));
+	cat("stress-stat", stats);
+}
+
 int main(void)
 {
-	char *args = getenv("tlbp_args"), *argv[32], *tok;
-	int argc = 0, status = 0;
-	pid_t pid;
+	char *args = getenv("tlbp_args"), *stress = getenv("tlbp_stress");
+	char *argv[32], *tok;
+	int argc = 0;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -86,17 +129,9 @@ int main(void)
 		argv[argc++] = tok;
 	argv[argc] = NULL;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		execv(argv[0], argv);
-		perror("tlbp-init: exec /tlb_coherence");
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		status = -1;
-	printf("tlbp-init: selftest exit %d\n",
-	       WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+	printf("tlbp-init: selftest exit %d\n", run(argv));
+	if (stress)
+		run_stress(stress);
 	printf("tlbp-init: done\n");
 	fflush(stdout);
 	sync();

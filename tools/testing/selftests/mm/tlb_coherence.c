@@ -811,12 +811,55 @@ static unsigned long perf_fork(double secs, double *elapsed)
 	return ops;
 }
 
+/*
+ * Context switches: two processes, on CPU 0 and on the first reader CPU,
+ * pass a byte back and forth through two pipes. Each round trip switches
+ * each CPU to its process and back to idle, so this measures what a
+ * kernel adds to switch_mm(), and nothing here flushes.
+ */
+static unsigned long perf_pingpong(double secs, double *elapsed)
+{
+	double end = now() + secs, t0 = now();
+	int ping[2], pong[2], status;
+	unsigned long ops = 0;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ping) || pipe(pong))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (!pid) {
+		pin(reader_cpu[0]);
+		while (read(ping[0], &c, 1) == 1 && c)
+			if (write(pong[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	c = 1;
+	while (now() < end) {
+		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+			ksft_exit_fail_msg("ping-pong: %s\n", strerror(errno));
+		ops++;
+	}
+	c = 0;
+	if (write(ping[1], &c, 1) != 1 || waitpid(pid, &status, 0) < 0)
+		ksft_exit_fail_msg("ping-pong: %s\n", strerror(errno));
+	*elapsed = now() - t0;
+	close(ping[0]);
+	close(ping[1]);
+	close(pong[0]);
+	close(pong[1]);
+	return ops;
+}
+
 enum perf_case { ST_MADV_1, ST_MADV_64, MT_MADV_1, MT_MADV_64, ST_MPROTECT_64,
-		 FORK_EXIT, NR_PERF };
+		 FORK_EXIT, PIPE_PINGPONG, NR_PERF };
 
 static const char *const perf_names[NR_PERF] = {
 	"st_madv_1", "st_madv_64", "mt_madv_1", "mt_madv_64", "st_mprotect_64",
-	"fork_exit",
+	"fork_exit", "pipe_pingpong",
 };
 
 static unsigned long perf_run(enum perf_case c, double secs, double *elapsed)
@@ -832,6 +875,8 @@ static unsigned long perf_run(enum perf_case c, double secs, double *elapsed)
 		return perf_madv(nr_readers + 1, 64, secs, elapsed);
 	case ST_MPROTECT_64:
 		return perf_mprotect(secs, elapsed);
+	case PIPE_PINGPONG:
+		return perf_pingpong(secs, elapsed);
 	default:
 		return perf_fork(secs, elapsed);
 	}
