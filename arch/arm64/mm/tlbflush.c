@@ -27,7 +27,12 @@
  * An offline CPU keeps its bit and on_each_cpu_mask() skips it. That is
  * safe: a dying CPU runs no user code and no uaccess after it left
  * cpu_online_mask, and __cpu_setup() invalidates its whole TLB before it
- * comes back.
+ * comes back. When it does, its bit may already be set, so switching to
+ * the mm issues no DSB there; but it only runs a user task after
+ * set_cpu_online() and after the DSB ISH of __switch_to(), when its
+ * hotplug thread first runs. A flusher that found it offline stored the
+ * PTE and completed it with DSB ISH before it read cpu_online_mask, so the
+ * CPU's first walk of the mm sees the new entry.
  *
  * GUP-fast walks user page tables with interrupts disabled, but does not
  * rely on that to hold off a TLB flush here: arm64 frees page tables
@@ -80,7 +85,8 @@ void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 		return;
 	on_each_cpu_mask(mm_tlb_cpumask(mm), ipi_flush_user, &args, true);
 }
-EXPORT_SYMBOL_GPL(__flush_tlb_user_ipi);
+/* Called from the inline flush helpers, which any module may use. */
+EXPORT_SYMBOL(__flush_tlb_user_ipi);
 
 static void ipi_flush_all_local(void *info)
 {
@@ -95,14 +101,16 @@ static void ipi_flush_all_local(void *info)
  */
 void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
 {
+	/*
+	 * Each mm added was counted as an ipi flush, as the other methods
+	 * count one flush per mm added; a fallback is not counted again.
+	 */
 	if (irqs_disabled() || !in_task()) {
 		dsb(ishst);
 		__tlbi(vmalle1is);
-		tlb_policy_count(TLB_STAT_BROADCAST);
 	} else {
 		on_each_cpu_mask(&batch->cpumask, ipi_flush_all_local, NULL,
 				 true);
-		tlb_policy_count(TLB_STAT_IPI);
 	}
 	cpumask_clear(&batch->cpumask);
 }

@@ -11,8 +11,11 @@
  * contents or take a fault. Seeing the old contents is a stale read: a
  * missed TLB flush, which is a use-after-free of the old page.
  *
- * The cpu_hop case runs in a new process with no other threads instead: it
- * loads translations on one CPU, moves to another and changes the mapping
+ * The cpu_hop case runs in a new process with no other threads instead:
+ * first a new thread on another CPU reads the pages from its first
+ * instruction while the first thread changes the mapping without waiting
+ * for it, racing the first switch-in against the flush; then it loads
+ * translations on one CPU, moves to another and changes the mapping
  * there, then moves back and looks; and the same the other way round; and
  * last, a second thread holds translations on the other CPU while the
  * first changes the mapping. It catches a kernel that wrongly keeps a
@@ -452,7 +455,8 @@ static void run_case(const struct tcase *tc, double seconds)
 		ksft_test_result_skip("%s: needs swap\n", tc->name);
 		return;
 	}
-	paged_out = paged_total = 0;
+	paged_out = 0;
+	paged_total = 0;
 	do {
 		int pages = sizes[k++ % ARRAY_SIZE(sizes)];
 
@@ -561,16 +565,55 @@ static void *hop_holder(void *p)
 	return NULL;
 }
 
+/*
+ * Read the pages round and round from this thread's first instruction on
+ * its CPU, racing the other thread's change, until that change is
+ * complete; then every page must read as zero.
+ */
+static void *hop_racer(void *p)
+{
+	struct hop_holder_arg *h = p;
+	unsigned long v;
+	int i = 0;
+
+	while (LOAD(h->phase) != 2) {
+		read_page(i, &v);
+		i = (i + 1) % h->pages;
+	}
+	hop_check(h->pages, h->old);
+	return NULL;
+}
+
 static void hop_child(int a, int b, int pages, unsigned long base)
 {
 	struct hop_holder_arg h = {
 		.pages = pages, .old = base + 2 * MAX_PAGES,
+	};
+	struct hop_holder_arg race = {
+		.pages = pages, .old = base + 3 * MAX_PAGES,
 	};
 	pthread_attr_t attr;
 	pthread_t tid;
 	cpu_set_t set;
 
 	map_anon();
+	CPU_ZERO(&set);
+	CPU_SET(b, &set);
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setaffinity_np(&attr, sizeof(set), &set))
+		_exit(1);
+
+	/*
+	 * A first switch-in on b racing a change on a, where alone the
+	 * process has run so far: the change does not wait for the new
+	 * thread, which reads from its first instruction on.
+	 */
+	fill(race.old, pages);
+	if (pthread_create(&tid, &attr, hop_racer, &race))
+		_exit(1);
+	madvise(region, pages * page_size, MADV_DONTNEED);
+	STORE(race.phase, 2);
+	pthread_join(tid, NULL);
 
 	/* Translations on a; the change is made on b. */
 	fill(base, pages);
@@ -591,11 +634,7 @@ static void hop_child(int a, int b, int pages, unsigned long base)
 	/* Translations held on b by a second thread; the change is on a. */
 	pin(a);
 	fill(h.old, pages);
-	CPU_ZERO(&set);
-	CPU_SET(b, &set);
-	if (pthread_attr_init(&attr) ||
-	    pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
-	    pthread_create(&tid, &attr, hop_holder, &h))
+	if (pthread_create(&tid, &attr, hop_holder, &h))
 		_exit(1);
 	while (LOAD(h.phase) != 1)
 		sched_yield();
