@@ -41,6 +41,7 @@ struct tlb_policy tlb_policy_live __read_mostly = {
 	.max_ops = 0,
 	.young = TLBI_YOUNG_SYNC,
 };
+
 /*
  * The flush helpers that read these are inline, and every module that
  * flushes TLBs, whatever its licence, used them before they did: export

@@ -66,7 +66,8 @@ static void ipi_flush_user(void *info)
  * Called with preemption disabled and interrupts enabled, in task context,
  * after the DSB ISH of __tlb_flush_reach() completed the page-table update.
  * @pages is TLBI_IPI_WHOLE_ASID for the whole address space; an empty range
- * (@pages 0) has nothing to invalidate and interrupts no CPU.
+ * (@pages 0) has nothing to invalidate and interrupts no CPU. Exported to
+ * all modules: the inline flush helpers, which any module may use, call it.
  */
 void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 			  unsigned long pages, unsigned long stride,
@@ -85,7 +86,6 @@ void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 		return;
 	on_each_cpu_mask(mm_tlb_cpumask(mm), ipi_flush_user, &args, true);
 }
-/* Called from the inline flush helpers, which any module may use. */
 EXPORT_SYMBOL(__flush_tlb_user_ipi);
 
 static void ipi_flush_all_local(void *info)
