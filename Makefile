@@ -13,7 +13,7 @@ help:
 	@echo "make kunit    KUnit on UML on the work branch (TREE=dir for another tree)"
 	@echo "make test     setup + check + KUnit on UML + QEMU guests of every arch (what CI runs)"
 	@echo "make demo     build the ARCH guest (default arm64) and boot it per tlbi_method; prints a table"
-	@echo "make bench    base against series throughput, interleaved (ARCH, RUNS, SECS, A, B, ARGS_A, ARGS_B)"
+	@echo "make bench    base against series throughput and stress-ng, interleaved (ARCH, RUNS, SECS, STRESS, A, B, ARGS_A, ARGS_B)"
 	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\")"
 	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads [BREAKAGE=name]"
 
