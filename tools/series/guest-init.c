@@ -90,12 +90,13 @@ static void run_stress(const char *secs)
 	char *argv[] = { "/stress-ng", "--tlb-shootdown", "4", "--timeout",
 			 (char *)secs, "--metrics-brief", NULL };
 	const char *stats = "/sys/kernel/debug/tlb_policy/stats";
-	int fd = open(stats, O_WRONLY);
+	int fd;
 
 	if (access(argv[0], X_OK)) {
 		printf("tlbp-init: stress-ng n/a (not in the initramfs)\n");
 		return;
 	}
+	fd = open(stats, O_WRONLY);
 	if (fd >= 0) {
 		if (write(fd, "0", 1) != 1)
 			printf("tlbp-init: resetting %s failed\n", stats);

@@ -362,6 +362,12 @@ static int change_pageout(int pages)
 	return 0;
 }
 
+/* Whether @tc reclaims to swap, and there is none. */
+static bool lacks_swap(const struct tcase *tc)
+{
+	return tc->change == change_pageout && !have_swap;
+}
+
 /* Whether /proc/swaps lists any swap area. */
 static bool swap_on(void)
 {
@@ -451,7 +457,7 @@ static void run_case(const struct tcase *tc, double seconds)
 				      tc->name, strerror(errno));
 		return;
 	}
-	if (tc->change == change_pageout && !have_swap) {
+	if (lacks_swap(tc)) {
 		ksft_test_result_skip("%s: needs swap\n", tc->name);
 		return;
 	}
@@ -510,6 +516,25 @@ static void child_check(int pages, unsigned long old, unsigned long new,
 		else if (verdict == UNEXPECTED)
 			INC(child_count[2]);
 	}
+}
+
+/* Wait for a cpu_hop or own_cpu child, which must exit with 0. */
+static void wait_child(pid_t pid, const char *name)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		ksft_exit_fail_msg("%s: child failed\n", name);
+}
+
+/* The result of a case whose children counted in child_count. */
+static void report_children(const char *name, unsigned long rounds)
+{
+	ksft_print_msg("%s: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
+		       name, rounds, child_count[0], child_count[1],
+		       child_count[2]);
+	ksft_test_result(!child_count[1] && !child_count[2], "%s\n", name);
 }
 
 static void park_readers(bool on)
@@ -648,7 +673,7 @@ static void run_hop(double seconds)
 {
 	unsigned long rounds = 0;
 	double end = now() + seconds;
-	int k = 0, status;
+	int k = 0;
 	pid_t pid;
 
 	memset(child_count, 0, 3 * sizeof(*child_count));
@@ -663,16 +688,12 @@ static void run_hop(double seconds)
 			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 		if (!pid)
 			hop_child(0, b, pages, (unsigned long)k << 32);
-		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			ksft_exit_fail_msg("cpu_hop: child failed\n");
+		wait_child(pid, "cpu_hop");
 		rounds++;
 	} while (now() < end || k < (int)ARRAY_SIZE(sizes));
 	park_readers(false);
 
-	ksft_print_msg("cpu_hop: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
-		       rounds, child_count[0], child_count[1], child_count[2]);
-	ksft_test_result(!child_count[1] && !child_count[2], "cpu_hop\n");
+	report_children("cpu_hop", rounds);
 }
 
 /* ---- own_cpu ---------------------------------------------------------- */
@@ -696,7 +717,7 @@ static void own_child(void)
 			const struct tcase *tc = &cases[c];
 			int pages = sizes[k];
 
-			if (!tc->own || (tc->change == change_pageout && !have_swap))
+			if (!tc->own || lacks_swap(tc))
 				continue;
 			round++;
 			old_base = (round << 24) | 0xc3c30000UL << 32;
@@ -724,7 +745,7 @@ static void run_own(double seconds)
 {
 	unsigned long rounds = 0;
 	double end = now() + seconds;
-	int k = 0, status, cpu;
+	int k = 0, cpu;
 	pid_t pid;
 
 	memset(child_count, 0, 3 * sizeof(*child_count));
@@ -739,16 +760,12 @@ static void run_own(double seconds)
 		if (!pid)
 			own_child();
 		pin(0);
-		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			ksft_exit_fail_msg("own_cpu: child failed\n");
+		wait_child(pid, "own_cpu");
 		rounds++;
 	} while (now() < end || k <= nr_readers);
 	park_readers(false);
 
-	ksft_print_msg("own_cpu: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
-		       rounds, child_count[0], child_count[1], child_count[2]);
-	ksft_test_result(!child_count[1] && !child_count[2], "own_cpu\n");
+	report_children("own_cpu", rounds);
 }
 
 /* ---- throughput ------------------------------------------------------- */
