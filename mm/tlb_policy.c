@@ -78,6 +78,7 @@ static const char *const tlb_policy_stat_names[TLB_STAT_NR] = {
 	[TLB_STAT_FULL] = "full",
 	[TLB_STAT_ELIDED] = "elided",
 	[TLB_STAT_YOUNG_SKIPPED] = "young_skipped",
+	[TLB_STAT_YOUNG_WAITED] = "young_waited",
 };
 
 /* Exact, case-sensitive match; one trailing newline is allowed. */

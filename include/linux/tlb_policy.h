@@ -68,6 +68,8 @@ enum tlbi_young {
  * @TLB_STAT_YOUNG_SKIPPED: accessed-bit flushes skipped by
  *	%TLBI_YOUNG_NONE, or kept off the other CPUs where the architecture
  *	documents that it does so.
+ * @TLB_STAT_YOUNG_WAITED: accessed-bit flushes waited for, as
+ *	%TLBI_YOUNG_SYNC asks.
  * @TLB_STAT_NR: number of counters.
  */
 enum tlb_policy_stat {
@@ -77,6 +79,7 @@ enum tlb_policy_stat {
 	TLB_STAT_FULL,
 	TLB_STAT_ELIDED,
 	TLB_STAT_YOUNG_SKIPPED,
+	TLB_STAT_YOUNG_WAITED,
 	TLB_STAT_NR,
 };
 

@@ -20,6 +20,7 @@
 #include <linux/hugetlb.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/mmu_context.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -312,7 +313,7 @@ static void tlb_policy_arch_user_several(struct kunit *test)
  */
 struct user_remote {
 	struct mm_struct *mm;
-	unsigned int nr;
+	unsigned int nr, readers;
 	atomic_t ready, done, stale, bad;
 	bool go;
 };
@@ -365,67 +366,81 @@ static bool wait_for(atomic_t *a, int n)
 	return atomic_read(a) >= n;
 }
 
-static void tlb_policy_arch_user_remote(struct kunit *test)
+/*
+ * Map @u->nr pages of @u->mm on this CPU, with the mm in use here, and
+ * have a reader on every other online CPU load them into its TLB and spin.
+ * Called with migration disabled. Return 0 once every reader is spinning.
+ */
+static int user_remote_start(struct user_remote *u)
 {
-	struct user_remote u = {
-		.nr = *(const unsigned int *)test->param_value,
-	};
-	unsigned long size = u.nr * PAGE_SIZE, addr, before[TLB_STAT_NR];
+	unsigned long size = u->nr * PAGE_SIZE, addr;
+	unsigned int cpu, i, here = smp_processor_id();
 	struct task_struct *t;
-	unsigned int cpu, i, here, readers = 0;
-	long d[TLB_STAT_NR];
 	int ret;
 
-	u.mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, u.mm);
-	migrate_disable();
-	here = smp_processor_id();
-	kthread_use_mm(u.mm);
+	kthread_use_mm(u->mm);
 	addr = vm_mmap(NULL, USER_ADDR, size, PROT_READ | PROT_WRITE,
 		       MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED, 0);
 	ret = addr == USER_ADDR ? 0 : -ENOMEM;
-	for (i = 0; i < u.nr && !ret; i++)
+	for (i = 0; i < u->nr && !ret; i++)
 		ret = put_user(OLD_BASE + i, user_word(i));
 
 	for_each_online_cpu(cpu) {
 		if (cpu == here || ret)
 			continue;
-		t = kthread_create_on_cpu(user_remote_reader, &u, cpu,
+		t = kthread_create_on_cpu(user_remote_reader, u, cpu,
 					  "tlbp_reader/%u");
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			break;
 		}
 		wake_up_process(t);
-		readers++;
+		u->readers++;
 	}
-	if (!ret && !wait_for(&u.ready, readers))
+	if (!ret && !wait_for(&u->ready, u->readers))
 		ret = -ETIMEDOUT;
+	return ret;
+}
+
+/* Zap the pages on this CPU; @d gets how much the counters moved. */
+static int user_remote_zap(struct user_remote *u, long *d)
+{
+	unsigned long before[TLB_STAT_NR];
+	int i, ret;
 
 	for (i = 0; i < TLB_STAT_NR; i++)
 		before[i] = tlb_policy_stats_sum(&tlb_policy_stats, i);
-	if (!ret)
-		ret = do_madvise(u.mm, USER_ADDR, size, MADV_DONTNEED);
+	ret = do_madvise(u->mm, USER_ADDR, u->nr * PAGE_SIZE, MADV_DONTNEED);
 	for (i = 0; i < TLB_STAT_NR; i++)
 		d[i] = tlb_policy_stats_sum(&tlb_policy_stats, i) - before[i];
+	return ret;
+}
 
+/* Let the readers look again, wait for them and check what they read. */
+static void user_remote_finish(struct kunit *test, struct user_remote *u,
+			       int ret)
+{
 	/* The readers look again only once the zap is complete. */
-	smp_store_release(&u.go, true);
-	wait_for(&u.done, readers);
-	kthread_unuse_mm(u.mm);
+	smp_store_release(&u->go, true);
+	wait_for(&u->done, u->readers);
+	kthread_unuse_mm(u->mm);
 	migrate_enable();
-	mmput(u.mm);
+	mmput(u->mm);
 
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&u.done), readers,
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&u->done), u->readers,
 			    "readers did not finish");
-	KUNIT_EXPECT_EQ(test, atomic_read(&u.bad), 0);
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&u.stale), 0,
+	KUNIT_EXPECT_EQ(test, atomic_read(&u->bad), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&u->stale), 0,
 			    "%d stale reads of %u pages on %u other CPUs",
-			    atomic_read(&u.stale), u.nr, readers);
+			    atomic_read(&u->stale), u->nr, u->readers);
+}
+
+/* The mm ran on every CPU: the zap reached them as the method says. */
+static void expect_remote_counts(struct kunit *test, const long *d)
+{
 	if (!tlb_policy_arch_get())
 		return;
-	/* The mm ran on every CPU: the zap reached them as the method says. */
 	if (tlb_policy_method() == TLBI_METHOD_IPI) {
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
 		KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
@@ -436,24 +451,60 @@ static void tlb_policy_arch_user_remote(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], 0);
 }
 
+static void tlb_policy_arch_user_remote(struct kunit *test)
+{
+	struct user_remote u = {
+		.nr = *(const unsigned int *)test->param_value,
+	};
+	long d[TLB_STAT_NR] = {};
+	int ret;
+
+	u.mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, u.mm);
+	migrate_disable();
+	ret = user_remote_start(&u);
+	if (!ret)
+		ret = user_remote_zap(&u, d);
+	user_remote_finish(test, &u, ret);
+	expect_remote_counts(test, d);
+}
+
 /*
- * Clearing an accessed bit: a flush as the policy's young mode says, or a
- * skipped flush. The PTE is a local copy; only the flush matters.
+ * Clearing the accessed bit of @nr PTEs that map one block (a contpte
+ * block when @nr > 1, with only the middle entry young): one flush of the
+ * block, done, waited for or skipped as the policy's young mode says. The
+ * PTEs are a local copy; only the flush matters.
  */
-static void tlb_policy_arch_young(struct kunit *test)
+static void young_check(struct kunit *test, unsigned int nr)
 {
 	unsigned long before[TLB_STAT_NR];
+	pte_t *ptes;
+	unsigned int mid = nr / 2, i;
 	enum tlbi_young young;
 	struct user_mm u;
 	struct page *page;
 	long d[TLB_STAT_NR];
-	pte_t pte;
-	int i, ret;
+	bool skipped;
+	int ret;
 
 	user_mm_init(test, &u);
+	/* A power-of-two kmalloc is aligned to its size, as a block must be. */
+	ptes = kunit_kcalloc(test, nr, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
 	page = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	pte = pte_mkyoung(mk_pte(page, PAGE_KERNEL));
+	for (i = 0; i < nr; i++) {
+		/* The frames are never accessed, only named. */
+		ptes[i] = pfn_pte(page_to_pfn(page) + i, PAGE_KERNEL);
+		if (i == mid)
+			ptes[i] = pte_mkyoung(ptes[i]);
+		else
+			ptes[i] = pte_mkold(ptes[i]);
+#ifdef CONFIG_ARM64_CONTPTE
+		if (nr > 1)
+			ptes[i] = pte_mkcont(ptes[i]);
+#endif
+	}
 
 	migrate_disable();
 	kthread_use_mm(u.mm);
@@ -461,7 +512,8 @@ static void tlb_policy_arch_young(struct kunit *test)
 	young = tlb_policy_young();
 	for (i = 0; i < TLB_STAT_NR; i++)
 		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
-	ret = ptep_clear_flush_young(&u.vma, USER_ADDR, &pte);
+	ret = ptep_clear_flush_young(&u.vma, USER_ADDR + mid * PAGE_SIZE,
+				     &ptes[mid]);
 	for (i = 0; i < TLB_STAT_NR; i++)
 		d[i] = this_cpu_read(tlb_policy_stats.v[i]) - before[i];
 	preempt_enable();
@@ -469,21 +521,39 @@ static void tlb_policy_arch_young(struct kunit *test)
 	migrate_enable();
 
 	KUNIT_EXPECT_EQ(test, ret, 1);
-	KUNIT_EXPECT_FALSE(test, pte_young(pte));
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_FALSE_MSG(test, pte_young(ptes[i]),
+				       "entry %u of %u still young", i, nr);
 	/* arm64 invalidates only this CPU for nosync under the IPI method. */
-	KUNIT_EXPECT_EQ(test, d[TLB_STAT_YOUNG_SKIPPED],
-			young == TLBI_YOUNG_NONE ||
-			(IS_ENABLED(CONFIG_ARM64) && young == TLBI_YOUNG_NOSYNC &&
-			 tlb_policy_method() == TLBI_METHOD_IPI) ? 1 : 0);
+	skipped = young == TLBI_YOUNG_NONE ||
+		  (IS_ENABLED(CONFIG_ARM64) && young == TLBI_YOUNG_NOSYNC &&
+		   tlb_policy_method() == TLBI_METHOD_IPI);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_YOUNG_SKIPPED], skipped ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_YOUNG_WAITED],
+			young == TLBI_YOUNG_SYNC ? 1 : 0);
 	/* One flush, whichever way it reaches the other CPUs. */
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL] + d[TLB_STAT_BROADCAST] +
 			d[TLB_STAT_IPI], young == TLBI_YOUNG_NONE ? 0 : 1);
-	/* An old entry needs no flush at all. */
-	KUNIT_EXPECT_EQ(test, ptep_clear_flush_young(&u.vma, USER_ADDR, &pte),
-			0);
+	/* Old entries need no flush at all. */
+	KUNIT_EXPECT_EQ(test, ptep_clear_flush_young(&u.vma,
+						     USER_ADDR + mid * PAGE_SIZE,
+						     &ptes[mid]), 0);
 	__free_page(page);
 	mmput(u.mm);
 }
+
+static void tlb_policy_arch_young(struct kunit *test)
+{
+	young_check(test, 1);
+}
+
+#ifdef CONFIG_ARM64_CONTPTE
+/* A contpte block: one flush of the whole block, by the same young mode. */
+static void tlb_policy_arch_young_contpte(struct kunit *test)
+{
+	young_check(test, CONT_PTES);
+}
+#endif
 
 #ifdef CONFIG_ARM64
 /*
@@ -624,6 +694,49 @@ static void tlb_policy_arch_arm64_max_ops(struct kunit *test)
 						     false),
 			c->kind);
 }
+
+/*
+ * An ASID rollover while other CPUs run the mm: the mm keeps its ASID
+ * number, reserved by those CPUs, and their TLBs keep entries tagged with
+ * it until their next context switch. The mm must stay "several", and a
+ * zap on this CPU must reach them. Resetting the record of its CPUs here,
+ * as is right for an ASID that no CPU holds, would leave them stale.
+ */
+static void tlb_policy_arch_arm64_asid_rollover(struct kunit *test)
+{
+	struct user_remote u = { .nr = 1 };
+	long d[TLB_STAT_NR] = {};
+	struct mm_struct *other;
+	u64 id = 0, asid = 0;
+	int ret;
+
+	other = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	u.mm = mm_alloc();
+	if (!u.mm)
+		mmput(other);
+	KUNIT_ASSERT_NOT_NULL(test, u.mm);
+	migrate_disable();
+	ret = user_remote_start(&u);
+	if (!ret) {
+		id = atomic64_read(&u.mm->context.id);
+		asid = ASID(u.mm);
+		/* Leave the mm, roll over while the readers hold it, return. */
+		kthread_unuse_mm(u.mm);
+		kthread_use_mm(other);
+		kthread_unuse_mm(other);
+		arm64_asid_rollover_for_test();
+		kthread_use_mm(u.mm);
+		KUNIT_EXPECT_NE(test, atomic64_read(&u.mm->context.id), id);
+		KUNIT_EXPECT_EQ(test, ASID(u.mm), asid);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(u.mm->context.active_cpu),
+				MM_ACTIVE_SEVERAL);
+		ret = user_remote_zap(&u, d);
+	}
+	mmput(other);
+	user_remote_finish(test, &u, ret);
+	expect_remote_counts(test, d);
+}
 #endif /* CONFIG_ARM64 */
 
 static int tlb_policy_arch_init(struct kunit *test)
@@ -640,10 +753,14 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_user_several),
 	KUNIT_CASE_PARAM(tlb_policy_arch_user_remote, user_remote_gen_params),
 	KUNIT_CASE(tlb_policy_arch_young),
+#ifdef CONFIG_ARM64_CONTPTE
+	KUNIT_CASE(tlb_policy_arch_young_contpte),
+#endif
 #ifdef CONFIG_ARM64
 	KUNIT_CASE(tlb_policy_arch_arm64_default_decisions),
 	KUNIT_CASE(tlb_policy_arch_arm64_nr_ops),
 	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_max_ops, max_ops_gen_params),
+	KUNIT_CASE(tlb_policy_arch_arm64_asid_rollover),
 #endif
 	{}
 };
