@@ -22,13 +22,18 @@
 #include <linux/mman.h>
 #include <linux/mmu_context.h>
 #include <linux/mm.h>
+#include <linux/refcount.h>
 #include <linux/sched/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/tlb_policy.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
+#ifdef CONFIG_RISCV
+#include <asm/sbi.h>
+#endif
 
 struct remap {
 	unsigned long va;
@@ -173,15 +178,30 @@ struct user_mm {
 	struct vm_area_struct vma;
 };
 
+static void mm_put_action(void *mm)
+{
+	mmput(mm);
+}
+
+/* An mm for the test, put when the test ends, however it ends. */
+static struct mm_struct *test_mm(struct kunit *test)
+{
+	struct mm_struct *mm = mm_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mm_put_action,
+							mm), 0);
+	return mm;
+}
+
 static void user_mm_init(struct kunit *test, struct user_mm *u)
 {
 	if (!tlb_policy_arch_get())
 		kunit_skip(test, "this architecture does not flush through tlb_policy");
-	u->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, u->mm);
+	u->mm = test_mm(test);
 	vma_init(&u->vma, u->mm);
 	u->vma.vm_start = USER_ADDR;
-	u->vma.vm_end = USER_ADDR + 64 * PAGE_SIZE;
+	u->vma.vm_end = USER_ADDR + PMD_SIZE;
 }
 
 static long use_mm_here(void *mm)
@@ -220,9 +240,9 @@ static void user_flushes(struct user_mm *u, long *delta)
  * and the remote work elided), else by IPI or by broadcast. The one-page
  * range becomes a full flush only with tlbi_max_ops=0, and so does the
  * page flush where the architecture flushes a page as a range of one
- * (arm64).
+ * (arm64, riscv).
  */
-#ifdef CONFIG_ARM64
+#if defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
 #define USER_FULL_AT_0	2
 #else
 #define USER_FULL_AT_0	1
@@ -258,7 +278,6 @@ static void tlb_policy_arch_user_local(struct kunit *test)
 	user_flushes(&u, d);
 	migrate_enable();
 	expect_user_counts(test, d, false);
-	mmput(u.mm);
 }
 
 /*
@@ -286,7 +305,6 @@ static void user_flushes_after_other(struct kunit *test, bool here_first)
 	migrate_enable();
 	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
 	expect_user_counts(test, d, true);
-	mmput(u.mm);
 }
 
 /* An mm first active on this CPU, then on another. */
@@ -312,11 +330,42 @@ static void tlb_policy_arch_user_several(struct kunit *test)
  * entries was flushed, not only how many flushes were counted.
  */
 struct user_remote {
-	struct mm_struct *mm;
+	struct mm_struct *mm, *away;
 	unsigned int nr, readers;
+	refcount_t ref;
 	atomic_t ready, done, stale, bad;
 	bool go;
 };
+
+/*
+ * The test and each reader hold a reference, so that a reader that
+ * outlives a test which gave up waiting still finds @u and its mms.
+ */
+static struct user_remote *user_remote_alloc(unsigned int nr)
+{
+	struct user_remote *u = kzalloc(sizeof(*u), GFP_KERNEL);
+
+	if (!u)
+		return NULL;
+	u->mm = mm_alloc();
+	if (!u->mm) {
+		kfree(u);
+		return NULL;
+	}
+	u->nr = nr;
+	refcount_set(&u->ref, 1);
+	return u;
+}
+
+static void user_remote_put(struct user_remote *u)
+{
+	if (!refcount_dec_and_test(&u->ref))
+		return;
+	if (u->away)
+		mmput(u->away);
+	mmput(u->mm);
+	kfree(u);
+}
 
 static unsigned long __user *user_word(unsigned int i)
 {
@@ -333,12 +382,21 @@ static int user_remote_reader(void *arg)
 	for (i = 0; i < u->nr; i++)
 		if (get_user(v, user_word(i)) || v != OLD_BASE + i)
 			atomic_inc(&u->bad);
+	/* Asked to leave: the mm's entries stay, its ASID is not live. */
+	if (u->away) {
+		kthread_unuse_mm(u->mm);
+		kthread_use_mm(u->away);
+	}
 	preempt_disable();
 	atomic_inc(&u->ready);
 	/* Pairs with the release in the test: the zap is complete. */
 	while (!smp_load_acquire(&u->go))
 		cpu_relax();
 	preempt_enable();
+	if (u->away) {
+		kthread_unuse_mm(u->away);
+		goto out;
+	}
 	for (i = 0; i < u->nr; i++) {
 		if (get_user(v, user_word(i)))
 			atomic_inc(&u->bad);
@@ -348,7 +406,9 @@ static int user_remote_reader(void *arg)
 			atomic_inc(&u->bad);
 	}
 	kthread_unuse_mm(u->mm);
+out:
 	atomic_inc(&u->done);
+	user_remote_put(u);
 	return 0;
 }
 
@@ -388,9 +448,11 @@ static int user_remote_start(struct user_remote *u)
 	for_each_online_cpu(cpu) {
 		if (cpu == here || ret)
 			continue;
+		refcount_inc(&u->ref);
 		t = kthread_create_on_cpu(user_remote_reader, u, cpu,
 					  "tlbp_reader/%u");
 		if (IS_ERR(t)) {
+			user_remote_put(u);
 			ret = PTR_ERR(t);
 			break;
 		}
@@ -416,34 +478,46 @@ static int user_remote_zap(struct user_remote *u, long *d)
 	return ret;
 }
 
-/* Let the readers look again, wait for them and check what they read. */
+/*
+ * Let the readers look again, wait for them and check what they read.
+ * Drops the test's reference to @u.
+ */
 static void user_remote_finish(struct kunit *test, struct user_remote *u,
 			       int ret)
 {
+	unsigned int readers = u->readers, nr = u->nr;
+	int done, bad, stale;
+
 	/* The readers look again only once the zap is complete. */
 	smp_store_release(&u->go, true);
-	wait_for(&u->done, u->readers);
+	wait_for(&u->done, readers);
 	kthread_unuse_mm(u->mm);
 	migrate_enable();
-	mmput(u->mm);
+	done = atomic_read(&u->done);
+	bad = atomic_read(&u->bad);
+	stale = atomic_read(&u->stale);
+	user_remote_put(u);
 
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&u->done), u->readers,
-			    "readers did not finish");
-	KUNIT_EXPECT_EQ(test, atomic_read(&u->bad), 0);
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&u->stale), 0,
+	KUNIT_ASSERT_EQ_MSG(test, done, readers, "readers did not finish");
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
 			    "%d stale reads of %u pages on %u other CPUs",
-			    atomic_read(&u->stale), u->nr, u->readers);
+			    stale, nr, readers);
 }
 
-/* The mm ran on every CPU: the zap reached them as the method says. */
+/*
+ * The mm ran on every CPU: the zap reached them as the method says. The
+ * counts are of every CPU, so a kernel flush meanwhile (counted as a
+ * broadcast on arm64 whatever the method) may add to them; nothing is
+ * elided, as no user process runs while the built-in suites do.
+ */
 static void expect_remote_counts(struct kunit *test, const long *d)
 {
 	if (!tlb_policy_arch_get())
 		return;
 	if (tlb_policy_method() == TLBI_METHOD_IPI) {
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
-		KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
 	} else {
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_BROADCAST], 1);
 		KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
@@ -453,19 +527,17 @@ static void expect_remote_counts(struct kunit *test, const long *d)
 
 static void tlb_policy_arch_user_remote(struct kunit *test)
 {
-	struct user_remote u = {
-		.nr = *(const unsigned int *)test->param_value,
-	};
+	struct user_remote *u;
 	long d[TLB_STAT_NR] = {};
 	int ret;
 
-	u.mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, u.mm);
+	u = user_remote_alloc(*(const unsigned int *)test->param_value);
+	KUNIT_ASSERT_NOT_NULL(test, u);
 	migrate_disable();
-	ret = user_remote_start(&u);
+	ret = user_remote_start(u);
 	if (!ret)
-		ret = user_remote_zap(&u, d);
-	user_remote_finish(test, &u, ret);
+		ret = user_remote_zap(u, d);
+	user_remote_finish(test, u, ret);
 	expect_remote_counts(test, d);
 }
 
@@ -491,10 +563,10 @@ static void young_check(struct kunit *test, unsigned int nr)
 	/* A power-of-two kmalloc is aligned to its size, as a block must be. */
 	ptes = kunit_kcalloc(test, nr, sizeof(*ptes), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ptes);
-	page = alloc_page(GFP_KERNEL);
+	/* The frames are never accessed, only named; all of them ours. */
+	page = alloc_pages(GFP_KERNEL, get_order(nr * PAGE_SIZE));
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	for (i = 0; i < nr; i++) {
-		/* The frames are never accessed, only named. */
 		ptes[i] = pfn_pte(page_to_pfn(page) + i, PAGE_KERNEL);
 		if (i == mid)
 			ptes[i] = pte_mkyoung(ptes[i]);
@@ -538,8 +610,7 @@ static void young_check(struct kunit *test, unsigned int nr)
 	KUNIT_EXPECT_EQ(test, ptep_clear_flush_young(&u.vma,
 						     USER_ADDR + mid * PAGE_SIZE,
 						     &ptes[mid]), 0);
-	__free_page(page);
-	mmput(u.mm);
+	__free_pages(page, get_order(nr * PAGE_SIZE));
 }
 
 static void tlb_policy_arch_young(struct kunit *test)
@@ -696,48 +767,253 @@ static void tlb_policy_arch_arm64_max_ops(struct kunit *test)
 }
 
 /*
- * An ASID rollover while other CPUs run the mm: the mm keeps its ASID
- * number, reserved by those CPUs, and their TLBs keep entries tagged with
- * it until their next context switch. The mm must stay "several", and a
- * zap on this CPU must reach them. Resetting the record of its CPUs here,
- * as is right for an ASID that no CPU holds, would leave them stale.
+ * ASID rollovers, forced with arm64_asid_rollover_for_test() while the
+ * readers on the other CPUs hold the mm's pages in their TLBs and this CPU
+ * runs another mm. When the readers still run the mm (@stay), its ASID is
+ * reserved: it keeps the number, their TLBs keep its entries until their
+ * next context switch, so it must stay "several" and a zap here must reach
+ * them; resetting the record there would leave them stale. When they ran
+ * another mm at the rollover, no CPU can use the mm's old entries before
+ * it flushes its TLB, so its record starts again from this CPU.
  */
-static void tlb_policy_arch_arm64_asid_rollover(struct kunit *test)
+static void asid_rollover_check(struct kunit *test, bool stay)
 {
-	struct user_remote u = { .nr = 1 };
+	struct mm_struct *other = test_mm(test);
 	long d[TLB_STAT_NR] = {};
-	struct mm_struct *other;
+	struct user_remote *u;
 	u64 id = 0, asid = 0;
+	unsigned int here;
 	int ret;
 
-	other = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, other);
-	u.mm = mm_alloc();
-	if (!u.mm)
-		mmput(other);
-	KUNIT_ASSERT_NOT_NULL(test, u.mm);
+	u = user_remote_alloc(1);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	if (!stay) {
+		mmget(other);
+		u->away = other;
+	}
 	migrate_disable();
-	ret = user_remote_start(&u);
+	here = smp_processor_id();
+	ret = user_remote_start(u);
 	if (!ret) {
-		id = atomic64_read(&u.mm->context.id);
-		asid = ASID(u.mm);
-		/* Leave the mm, roll over while the readers hold it, return. */
-		kthread_unuse_mm(u.mm);
+		id = atomic64_read(&u->mm->context.id);
+		asid = ASID(u->mm);
+		/* Leave the mm, roll over, come back. */
+		kthread_unuse_mm(u->mm);
 		kthread_use_mm(other);
 		kthread_unuse_mm(other);
 		arm64_asid_rollover_for_test();
-		kthread_use_mm(u.mm);
-		KUNIT_EXPECT_NE(test, atomic64_read(&u.mm->context.id), id);
-		KUNIT_EXPECT_EQ(test, ASID(u.mm), asid);
-		KUNIT_EXPECT_EQ(test, READ_ONCE(u.mm->context.active_cpu),
-				MM_ACTIVE_SEVERAL);
-		ret = user_remote_zap(&u, d);
+		kthread_use_mm(u->mm);
+		KUNIT_EXPECT_NE(test, atomic64_read(&u->mm->context.id), id);
+		if (stay) {
+			KUNIT_EXPECT_EQ(test, ASID(u->mm), asid);
+			KUNIT_EXPECT_EQ(test, READ_ONCE(u->mm->context.active_cpu),
+					MM_ACTIVE_SEVERAL);
+		} else {
+			KUNIT_EXPECT_EQ(test, READ_ONCE(u->mm->context.active_cpu),
+					here + 1);
+		}
+		ret = user_remote_zap(u, d);
 	}
-	mmput(other);
-	user_remote_finish(test, &u, ret);
-	expect_remote_counts(test, d);
+	user_remote_finish(test, u, ret);
+	if (stay) {
+		expect_remote_counts(test, d);
+	} else if (tlb_policy_reach(tlb_policy_method(), tlb_policy_is_auto(),
+				    false) == TLB_REACH_LOCAL) {
+		KUNIT_EXPECT_GE(test, d[TLB_STAT_ELIDED], 1);
+	}
+}
+
+static void tlb_policy_arch_arm64_asid_rollover(struct kunit *test)
+{
+	asid_rollover_check(test, true);
+}
+
+static void tlb_policy_arch_arm64_asid_rollover_away(struct kunit *test)
+{
+	asid_rollover_check(test, false);
 }
 #endif /* CONFIG_ARM64 */
+
+#ifdef CONFIG_RISCV
+/*
+ * riscv's decisions against the expressions they replace (Linux 7.1.5,
+ * local_flush_tlb_range_asid()): one sfence.vma by address when the size
+ * is at most the stride, everything for FLUSH_TLB_MAX_SIZE, else
+ * DIV_ROUND_UP(size, stride) operations unless that is above the
+ * threshold.
+ */
+static enum tlb_flush_kind riscv_old_kind(unsigned long size,
+					  unsigned long stride,
+					  unsigned long threshold,
+					  unsigned long *nr)
+{
+	*nr = 1;
+	if (size <= stride)
+		return TLB_FLUSH_RANGE;
+	if (size == FLUSH_TLB_MAX_SIZE)
+		return TLB_FLUSH_FULL;
+	*nr = DIV_ROUND_UP(size, stride);
+	return *nr > threshold ? TLB_FLUSH_FULL : TLB_FLUSH_RANGE;
+}
+
+struct riscv_case {
+	const char *name;
+	unsigned long start, size, stride;
+	unsigned int max_ops;
+	enum tlb_flush_kind kind;
+	unsigned long nr;
+	const char *differs;	/* why 7.1.5 decided otherwise, or NULL */
+};
+
+#define RV_BASE		(1UL << 30)
+#define RV_4K(n)	((n) * SZ_4K)
+
+static const struct riscv_case riscv_cases[] = {
+	{ "all", 0, FLUSH_TLB_MAX_SIZE, SZ_4K, 64, TLB_FLUSH_FULL, 0, NULL },
+	{ "all, max_ops 0", 0, FLUSH_TLB_MAX_SIZE, SZ_4K, 0, TLB_FLUSH_FULL, 0,
+	  NULL },
+	{ "all, 2M stride", 0, FLUSH_TLB_MAX_SIZE, SZ_2M, 64, TLB_FLUSH_FULL,
+	  0, NULL },
+	{ "empty", RV_BASE, 0, SZ_4K, 64, TLB_FLUSH_NONE, 0,
+	  "it flushed one page for an empty range" },
+	{ "1 page", RV_BASE, RV_4K(1), SZ_4K, 64, TLB_FLUSH_RANGE, 1, NULL },
+	{ "63 pages", RV_BASE, RV_4K(63), SZ_4K, 64, TLB_FLUSH_RANGE, 63, NULL },
+	{ "64 pages", RV_BASE, RV_4K(64), SZ_4K, 64, TLB_FLUSH_RANGE, 64, NULL },
+	{ "65 pages", RV_BASE, RV_4K(65), SZ_4K, 64, TLB_FLUSH_FULL, 0, NULL },
+	{ "64 pages, max_ops 63", RV_BASE, RV_4K(64), SZ_4K, 63,
+	  TLB_FLUSH_FULL, 0, NULL },
+	{ "63 pages, max_ops 63", RV_BASE, RV_4K(63), SZ_4K, 63,
+	  TLB_FLUSH_RANGE, 63, NULL },
+	{ "65 pages, max_ops 65", RV_BASE, RV_4K(65), SZ_4K, 65,
+	  TLB_FLUSH_RANGE, 65, NULL },
+	{ "2 pages, max_ops 0", RV_BASE, RV_4K(2), SZ_4K, 0, TLB_FLUSH_FULL, 0,
+	  NULL },
+	{ "1 page, max_ops 0", RV_BASE, RV_4K(1), SZ_4K, 0, TLB_FLUSH_FULL, 0,
+	  "it flushed by address, which CIP-1200 patches into a full flush" },
+	{ "unaligned, 1 page long", RV_BASE + 0x800, RV_4K(1), SZ_4K, 64,
+	  TLB_FLUSH_RANGE, 2, "it missed the second page" },
+	{ "unaligned, 64 pages long", RV_BASE + 0x800, RV_4K(64), SZ_4K, 64,
+	  TLB_FLUSH_FULL, 0, "it missed the 65th page" },
+	{ "unaligned, 10 pages long", RV_BASE + 0x10, RV_4K(10), SZ_4K, 64,
+	  TLB_FLUSH_RANGE, 11, "it missed the last page" },
+	/* A 64K NAPOT page is flushed at 4K: every PTE of it. */
+	{ "1 64K NAPOT page", RV_BASE, SZ_64K, SZ_4K, 64, TLB_FLUSH_RANGE, 16,
+	  NULL },
+	{ "4 64K NAPOT pages", RV_BASE, 4 * SZ_64K, SZ_4K, 64, TLB_FLUSH_RANGE,
+	  64, NULL },
+	{ "5 64K NAPOT pages", RV_BASE, 5 * SZ_64K, SZ_4K, 64, TLB_FLUSH_FULL,
+	  0, NULL },
+	{ "1 2M page", RV_BASE, SZ_2M, SZ_2M, 64, TLB_FLUSH_RANGE, 1, NULL },
+	{ "64 2M pages", RV_BASE, 64 * SZ_2M, SZ_2M, 64, TLB_FLUSH_RANGE, 64,
+	  NULL },
+	{ "65 2M pages", RV_BASE, 65 * SZ_2M, SZ_2M, 64, TLB_FLUSH_FULL, 0,
+	  NULL },
+	{ "1 1G page", RV_BASE, SZ_1G, SZ_1G, 64, TLB_FLUSH_RANGE, 1, NULL },
+	{ "2 1G pages", RV_BASE, 2 * SZ_1G, SZ_1G, 64, TLB_FLUSH_RANGE, 2, NULL },
+	{ "2 1G pages, max_ops 1", RV_BASE, 2 * SZ_1G, SZ_1G, 1,
+	  TLB_FLUSH_FULL, 0, NULL },
+};
+
+static void riscv_case_desc(const struct riscv_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(riscv_decide, riscv_cases, riscv_case_desc);
+
+static void tlb_policy_arch_riscv_decisions(struct kunit *test)
+{
+	const struct riscv_case *c = test->param_value;
+	enum tlb_flush_kind kind, old;
+	unsigned long nr, old_nr;
+
+	kind = riscv_tlb_flush_kind(c->start, c->size, c->stride, c->max_ops,
+				    &nr);
+	KUNIT_EXPECT_EQ(test, kind, c->kind);
+	if (c->kind == TLB_FLUSH_RANGE)
+		KUNIT_EXPECT_EQ(test, nr, c->nr);
+
+	old = riscv_old_kind(c->size, c->stride, c->max_ops, &old_nr);
+	if (c->differs) {
+		KUNIT_EXPECT_TRUE_MSG(test, old != kind ||
+				      (kind == TLB_FLUSH_RANGE && old_nr != nr),
+				      "7.1.5 decided the same, but %s",
+				      c->differs);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, old, kind);
+	if (kind == TLB_FLUSH_RANGE)
+		KUNIT_EXPECT_EQ(test, old_nr, nr);
+}
+
+/*
+ * The description riscv registers, for each answer of the probes: the
+ * "sbi" method exists only with a working remote fence, "auto" is the
+ * fence only when IPIs go through SBI as well (the 7.1.5 rule), and the
+ * CIP-1200 erratum forces max_ops to 0 over the user and over debugfs.
+ */
+static void tlb_policy_arch_riscv_describe(struct kunit *test)
+{
+	struct tlb_policy_req sbi = { .method = "sbi" };
+	struct tlb_policy_req ops = { .max_ops = "64" };
+	struct tlb_policy_req none = {};
+	struct tlb_policy_arch d;
+	struct tlb_policy p;
+
+	riscv_tlb_policy_describe(&d, false, false, false);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &sbi, &p),
+			TLB_POLICY_UNSUP_METHOD);
+	KUNIT_EXPECT_EQ(test, p.method, TLBI_METHOD_IPI);
+	KUNIT_EXPECT_TRUE(test, p.is_auto);
+	KUNIT_EXPECT_EQ(test, p.max_ops, 64);
+	KUNIT_EXPECT_EQ(test, p.young, TLBI_YOUNG_NONE);
+	KUNIT_EXPECT_EQ(test, tlb_policy_set_method(&d, &p, "sbi"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, p.method, TLBI_METHOD_IPI);
+
+	/* IPIs through SBI, but no fence: flush by IPI. */
+	riscv_tlb_policy_describe(&d, false, true, false);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &none, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.method, TLBI_METHOD_IPI);
+
+	riscv_tlb_policy_describe(&d, true, false, false);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &none, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.method, TLBI_METHOD_IPI);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &sbi, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.method, TLBI_METHOD_BROADCAST);
+	KUNIT_EXPECT_FALSE(test, p.is_auto);
+
+	riscv_tlb_policy_describe(&d, true, true, false);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &none, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.method, TLBI_METHOD_BROADCAST);
+	KUNIT_EXPECT_TRUE(test, p.is_auto);
+
+	riscv_tlb_policy_describe(&d, true, true, true);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &none, &p), 0);
+	KUNIT_EXPECT_EQ(test, p.max_ops, 0);
+	KUNIT_EXPECT_EQ(test, tlb_policy_resolve(&d, &ops, &p),
+			TLB_POLICY_ERRATUM_MAX_OPS);
+	KUNIT_EXPECT_EQ(test, p.max_ops, 0);
+	KUNIT_EXPECT_EQ(test, tlb_policy_set_max_ops(&d, &p, "64"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, p.max_ops, 0);
+	KUNIT_EXPECT_EQ(test, tlb_policy_set_max_ops(&d, &p, "0"), 0);
+}
+
+/* The policy riscv registered matches what this system probed. */
+static void tlb_policy_arch_riscv_registered(struct kunit *test)
+{
+	const struct tlb_policy_arch *a = tlb_policy_arch_get();
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_STREQ(test, a->name, "riscv");
+	KUNIT_EXPECT_EQ(test, !!(a->methods & BIT(TLBI_METHOD_BROADCAST)),
+			sbi_rfence_available());
+	KUNIT_EXPECT_EQ(test, a->auto_method == TLBI_METHOD_BROADCAST,
+			sbi_rfence_available() && riscv_use_sbi_for_rfence());
+	KUNIT_EXPECT_EQ(test, !!a->erratum, riscv_tlb_cip_1200);
+	if (riscv_tlb_cip_1200)
+		KUNIT_EXPECT_EQ(test, tlb_policy_max_ops(), 0);
+}
+#endif /* CONFIG_RISCV */
 
 static int tlb_policy_arch_init(struct kunit *test)
 {
@@ -761,6 +1037,13 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_arm64_nr_ops),
 	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_max_ops, max_ops_gen_params),
 	KUNIT_CASE(tlb_policy_arch_arm64_asid_rollover),
+	KUNIT_CASE(tlb_policy_arch_arm64_asid_rollover_away),
+#endif
+#ifdef CONFIG_RISCV
+	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_decisions,
+			 riscv_decide_gen_params),
+	KUNIT_CASE(tlb_policy_arch_riscv_describe),
+	KUNIT_CASE(tlb_policy_arch_riscv_registered),
 #endif
 	{}
 };
