@@ -909,8 +909,8 @@ static const struct riscv_case riscv_cases[] = {
 	{ "65 2M pages", RV_BASE, 65 * SZ_2M, SZ_2M, 64, TLB_FLUSH_FULL, 0,
 	  NULL },
 	{ "1 1G page", RV_BASE, SZ_1G, SZ_1G, 64, TLB_FLUSH_RANGE, 1, NULL },
-	{ "2 1G pages", RV_BASE, 2 * SZ_1G, SZ_1G, 64, TLB_FLUSH_RANGE, 2, NULL },
-	{ "2 1G pages, max_ops 1", RV_BASE, 2 * SZ_1G, SZ_1G, 1,
+	{ "2 1G pages", RV_BASE, 2UL * SZ_1G, SZ_1G, 64, TLB_FLUSH_RANGE, 2, NULL },
+	{ "2 1G pages, max_ops 1", RV_BASE, 2UL * SZ_1G, SZ_1G, 1,
 	  TLB_FLUSH_FULL, 0, NULL },
 };
 

@@ -22,6 +22,7 @@
 #include <sys/reboot.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 static void cat(const char *what, const char *path)
@@ -135,6 +136,12 @@ int main(void)
 		run_stress(stress);
 	printf("tlbp-init: done\n");
 	fflush(stdout);
+	/*
+	 * Let the console drain before the reboot throws its buffer away:
+	 * it can be slow, for example when QEMU's APLIC leaves the UART's
+	 * interrupt disabled ("irq N: nobody cared") and output is polled.
+	 */
+	tcdrain(STDOUT_FILENO);
 	sync();
 	reboot(RB_AUTOBOOT);
 	return 0;
