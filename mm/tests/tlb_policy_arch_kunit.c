@@ -782,7 +782,7 @@ static void asid_rollover_check(struct kunit *test, bool stay)
 	long d[TLB_STAT_NR] = {};
 	struct user_remote *u;
 	u64 id = 0, asid = 0;
-	unsigned int here;
+	unsigned int here, active;
 	int ret;
 
 	u = user_remote_alloc(1);
@@ -803,14 +803,13 @@ static void asid_rollover_check(struct kunit *test, bool stay)
 		kthread_unuse_mm(other);
 		arm64_asid_rollover_for_test();
 		kthread_use_mm(u->mm);
+		active = READ_ONCE(u->mm->context.active_cpu);
 		KUNIT_EXPECT_NE(test, atomic64_read(&u->mm->context.id), id);
 		if (stay) {
 			KUNIT_EXPECT_EQ(test, ASID(u->mm), asid);
-			KUNIT_EXPECT_EQ(test, READ_ONCE(u->mm->context.active_cpu),
-					MM_ACTIVE_SEVERAL);
+			KUNIT_EXPECT_EQ(test, active, MM_ACTIVE_SEVERAL);
 		} else {
-			KUNIT_EXPECT_EQ(test, READ_ONCE(u->mm->context.active_cpu),
-					here + 1);
+			KUNIT_EXPECT_EQ(test, active, here + 1);
 		}
 		ret = user_remote_zap(u, d);
 	}
@@ -865,7 +864,7 @@ struct riscv_case {
 	const char *differs;	/* why 7.1.5 decided otherwise, or NULL */
 };
 
-#define RV_BASE		(1UL << 30)
+#define RV_BASE		SZ_1G
 #define RV_4K(n)	((n) * SZ_4K)
 
 static const struct riscv_case riscv_cases[] = {
@@ -876,6 +875,12 @@ static const struct riscv_case riscv_cases[] = {
 	  0, NULL },
 	{ "empty", RV_BASE, 0, SZ_4K, 64, TLB_FLUSH_NONE, 0,
 	  "it flushed one page for an empty range" },
+	{ "empty, unaligned", RV_BASE + 0x800, 0, SZ_4K, 64, TLB_FLUSH_NONE, 0,
+	  "it flushed one page for an empty range" },
+	{ "all but one byte", 0, FLUSH_TLB_MAX_SIZE - 1, SZ_4K, 64,
+	  TLB_FLUSH_FULL, 0, "DIV_ROUND_UP() wrapped to 0: it flushed nothing" },
+	{ "end below start", RV_BASE, 0UL - SZ_4K, SZ_4K, 64, TLB_FLUSH_FULL, 0,
+	  NULL },
 	{ "1 page", RV_BASE, RV_4K(1), SZ_4K, 64, TLB_FLUSH_RANGE, 1, NULL },
 	{ "63 pages", RV_BASE, RV_4K(63), SZ_4K, 64, TLB_FLUSH_RANGE, 63, NULL },
 	{ "64 pages", RV_BASE, RV_4K(64), SZ_4K, 64, TLB_FLUSH_RANGE, 64, NULL },
