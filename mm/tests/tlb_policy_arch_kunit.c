@@ -166,6 +166,44 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 }
 
 /*
+ * A flush of one page's length that starts in the middle of a page
+ * covers two pages: both must be flushed on every CPU.
+ */
+static void tlb_policy_arch_kernel_range_unaligned(struct kunit *test)
+{
+	struct remap r = { .nr = 2 };
+	unsigned long start;
+	int stale;
+
+	r.old = alloc_filled(test, r.nr, OLD_BASE);
+	r.new = alloc_filled(test, r.nr, NEW_BASE);
+	r.va = (unsigned long)vmap(r.old, r.nr, VM_MAP, PAGE_KERNEL);
+	KUNIT_ASSERT_NE(test, r.va, 0);
+	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
+
+	start = r.va + PAGE_SIZE / 2;
+	if (IS_ENABLED(CONFIG_ARM64)) {
+		/* Break-before-make, as in tlb_policy_arch_kernel_range(). */
+		apply_to_existing_page_range(&init_mm, r.va, 2 * PAGE_SIZE,
+					     clear_one, &r);
+		flush_tlb_kernel_range(start, start + PAGE_SIZE);
+		apply_to_page_range(&init_mm, r.va, 2 * PAGE_SIZE,
+				    retarget_one, &r);
+	} else {
+		apply_to_page_range(&init_mm, r.va, 2 * PAGE_SIZE,
+				    retarget_one, &r);
+		flush_tlb_kernel_range(start, start + PAGE_SIZE);
+	}
+
+	stale = read_on_each_cpu(&r, NEW_BASE);
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0, "%d stale reads of 2 pages on %u CPUs",
+			    stale, num_online_cpus());
+	vunmap((void *)r.va);
+	free_all(r.old, r.nr);
+	free_all(r.new, r.nr);
+}
+
+/*
  * User address spaces: which counters a flush moves, on an architecture
  * that flushes through the policy. The flushes are of an mm with no
  * mappings, made active on CPUs with kthread_use_mm(); what they
@@ -239,14 +277,9 @@ static void user_flushes(struct user_mm *u, long *delta)
  * the other CPUs: not at all when no other CPU can hold entries (local,
  * and the remote work elided), else by IPI or by broadcast. The one-page
  * range becomes a full flush only with tlbi_max_ops=0, and so does the
- * page flush where the architecture flushes a page as a range of one
- * (arm64, riscv).
+ * page flush, which every architecture here flushes as a range of one.
  */
-#if defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
 #define USER_FULL_AT_0	2
-#else
-#define USER_FULL_AT_0	1
-#endif
 
 static void expect_user_counts(struct kunit *test, const long *d, bool others)
 {
@@ -254,6 +287,27 @@ static void expect_user_counts(struct kunit *test, const long *d, bool others)
 						      tlb_policy_is_auto(),
 						      others);
 
+	/*
+	 * x86 trims mm_cpumask(): the first flush that reaches a CPU which
+	 * only holds the mm lazily makes it leave the mm, after which the
+	 * flushes are local. Only the first one must reach it.
+	 */
+	if (IS_ENABLED(CONFIG_X86) && reach != TLB_REACH_LOCAL) {
+		/* An explicit broadcast without INVLPGB or pv sends IPIs. */
+		if (reach == TLB_REACH_IPI) {
+			KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
+			KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
+		} else {
+			KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI] +
+					d[TLB_STAT_BROADCAST], 1);
+		}
+		KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL] + d[TLB_STAT_IPI] +
+				d[TLB_STAT_BROADCAST], 3);
+		KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], d[TLB_STAT_LOCAL]);
+		KUNIT_EXPECT_EQ(test, d[TLB_STAT_FULL],
+				tlb_policy_max_ops() ? 0 : USER_FULL_AT_0);
+		return;
+	}
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL], reach == TLB_REACH_LOCAL ? 3 : 0);
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], reach == TLB_REACH_LOCAL ? 3 : 0);
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], reach == TLB_REACH_IPI ? 3 : 0);
@@ -335,6 +389,7 @@ struct user_remote {
 	refcount_t ref;
 	atomic_t ready, done, stale, bad;
 	bool go;
+	pte_t *saved;	/* PTEs cleared by user_remote_batch(), or NULL */
 };
 
 /*
@@ -364,6 +419,7 @@ static void user_remote_put(struct user_remote *u)
 	if (u->away)
 		mmput(u->away);
 	mmput(u->mm);
+	kfree(u->saved);
 	kfree(u);
 }
 
@@ -398,11 +454,21 @@ static int user_remote_reader(void *arg)
 		goto out;
 	}
 	for (i = 0; i < u->nr; i++) {
-		if (get_user(v, user_word(i)))
+		int err;
+
+		/* Cleared PTEs must fault, and stay clear. */
+		if (u->saved)
+			pagefault_disable();
+		err = get_user(v, user_word(i));
+		if (u->saved)
+			pagefault_enable();
+		if (err && !u->saved)
 			atomic_inc(&u->bad);
+		else if (err)
+			continue;
 		else if (v == OLD_BASE + i)
 			atomic_inc(&u->stale);
-		else if (v)
+		else if (v || u->saved)
 			atomic_inc(&u->bad);
 	}
 	kthread_unuse_mm(u->mm);
@@ -442,6 +508,13 @@ static int user_remote_start(struct user_remote *u)
 	addr = vm_mmap(NULL, USER_ADDR, size, PROT_READ | PROT_WRITE,
 		       MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED, 0);
 	ret = addr == USER_ADDR ? 0 : -ENOMEM;
+	/*
+	 * Small pages only: a THP would leave no PTEs to clear, and
+	 * clearing one PTE of an arm64 contpte block unfolds it with a
+	 * flush of its own, which would hide the one under test.
+	 */
+	if (!ret && IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
+		ret = do_madvise(u->mm, USER_ADDR, size, MADV_NOHUGEPAGE);
 	for (i = 0; i < u->nr && !ret; i++)
 		ret = put_user(OLD_BASE + i, user_word(i));
 
@@ -478,6 +551,69 @@ static int user_remote_zap(struct user_remote *u, long *d)
 	return ret;
 }
 
+static int save_and_clear(pte_t *pte, unsigned long addr, void *data)
+{
+	struct user_remote *u = data;
+
+	u->saved[(addr - USER_ADDR) >> PAGE_SHIFT] =
+		ptep_get_and_clear(u->mm, addr, pte);
+	return 0;
+}
+
+static int restore_one(pte_t *pte, unsigned long addr, void *data)
+{
+	struct user_remote *u = data;
+
+	set_pte_at(u->mm, addr, pte,
+		   u->saved[(addr - USER_ADDR) >> PAGE_SHIFT]);
+	return 0;
+}
+
+/*
+ * Unmap the pages the way reclaim does, without the rest of reclaim:
+ * clear each PTE, queue the mm on a batch with arch_tlbbatch_add_pending()
+ * and flush the batch with arch_tlbbatch_flush(). The readers then find
+ * the PTEs clear, or an old page if a CPU kept its entries. @d gets how
+ * much the counters moved.
+ */
+static int user_remote_batch(struct user_remote *u, long *d)
+{
+	unsigned long size = u->nr * PAGE_SIZE, before[TLB_STAT_NR];
+	struct arch_tlbflush_unmap_batch *batch;
+	int i, ret;
+
+	batch = kzalloc_obj(*batch);
+	u->saved = kcalloc(u->nr, sizeof(*u->saved), GFP_KERNEL);
+	if (!batch || !u->saved) {
+		kfree(batch);
+		kfree(u->saved);
+		u->saved = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = tlb_policy_stats_sum(&tlb_policy_stats, i);
+	mmap_write_lock(u->mm);
+	ret = apply_to_existing_page_range(u->mm, USER_ADDR, size,
+					   save_and_clear, u);
+	arch_tlbbatch_add_pending(batch, u->mm, USER_ADDR, USER_ADDR + size);
+	arch_tlbbatch_flush(batch);
+	mmap_write_unlock(u->mm);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		d[i] = tlb_policy_stats_sum(&tlb_policy_stats, i) - before[i];
+	kfree(batch);
+	return ret;
+}
+
+/* Put back what user_remote_batch() cleared, once no reader is left. */
+static void user_remote_restore(struct user_remote *u)
+{
+	mmap_write_lock(u->mm);
+	/* The PTEs are none: the _existing_ variant would skip them all. */
+	apply_to_page_range(u->mm, USER_ADDR, u->nr * PAGE_SIZE, restore_one,
+			    u);
+	mmap_write_unlock(u->mm);
+}
+
 /*
  * Let the readers look again, wait for them and check what they read.
  * Drops the test's reference to @u.
@@ -491,6 +627,8 @@ static void user_remote_finish(struct kunit *test, struct user_remote *u,
 	/* The readers look again only once the zap is complete. */
 	smp_store_release(&u->go, true);
 	wait_for(&u->done, readers);
+	if (u->saved && atomic_read(&u->done) == readers)
+		user_remote_restore(u);
 	kthread_unuse_mm(u->mm);
 	migrate_enable();
 	done = atomic_read(&u->done);
@@ -514,9 +652,18 @@ static void user_remote_finish(struct kunit *test, struct user_remote *u,
  */
 static void expect_remote_counts(struct kunit *test, const long *d)
 {
+	bool invlpgb = false;
+
+#ifdef CONFIG_X86
+	/* Batches go by INVLPGB, other mm flushes by IPI, under auto. */
+	invlpgb = cpu_feature_enabled(X86_FEATURE_INVLPGB);
+#endif
 	if (!tlb_policy_arch_get())
 		return;
-	if (tlb_policy_method() == TLBI_METHOD_IPI) {
+	if (invlpgb) {
+		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI] + d[TLB_STAT_BROADCAST],
+				1);
+	} else if (tlb_policy_method() == TLBI_METHOD_IPI) {
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
 	} else {
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_BROADCAST], 1);
@@ -537,6 +684,26 @@ static void tlb_policy_arch_user_remote(struct kunit *test)
 	ret = user_remote_start(u);
 	if (!ret)
 		ret = user_remote_zap(u, d);
+	user_remote_finish(test, u, ret);
+	expect_remote_counts(test, d);
+}
+
+/*
+ * The same, unmapped through the batched flush of reclaim: every other
+ * CPU's read must fault.
+ */
+static void tlb_policy_arch_user_batch(struct kunit *test)
+{
+	struct user_remote *u;
+	long d[TLB_STAT_NR] = {};
+	int ret;
+
+	u = user_remote_alloc(*(const unsigned int *)test->param_value);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	migrate_disable();
+	ret = user_remote_start(u);
+	if (!ret)
+		ret = user_remote_batch(u, d);
 	user_remote_finish(test, u, ret);
 	expect_remote_counts(test, d);
 }
@@ -1020,6 +1187,234 @@ static void tlb_policy_arch_riscv_registered(struct kunit *test)
 }
 #endif /* CONFIG_RISCV */
 
+#ifdef CONFIG_X86_64
+/*
+ * The generation a flush carries, for each way x86 builds one: the
+ * batched unmap and kernel ranges carry none and may never be skipped,
+ * whatever this CPU's generation; an mm flush carries the generation
+ * inc_mm_tlb_gen() returned and is done once a CPU has reached it. The
+ * first half is the regression test of commit 8f1d56f64f8d.
+ */
+static void tlb_policy_arch_x86_generation(struct kunit *test)
+{
+	static const u64 local[] = { 0, 1, 2, 3, U64_MAX };
+	const struct flush_tlb_info batch = {
+		.end = TLB_FLUSH_ALL,
+		.new_tlb_gen = TLB_GENERATION_INVALID,
+	};
+	const struct flush_tlb_info kernel = {
+		.start = PAGE_OFFSET,
+		.end = PAGE_OFFSET + PAGE_SIZE,
+		.stride_shift = PAGE_SHIFT,
+		.new_tlb_gen = TLB_GENERATION_INVALID,
+	};
+	struct mm_struct *mm = test_mm(test);
+	struct flush_tlb_info range = {
+		.mm = mm,
+		.start = USER_ADDR,
+		.end = USER_ADDR + PAGE_SIZE,
+		.stride_shift = PAGE_SHIFT,
+		.new_tlb_gen = inc_mm_tlb_gen(mm),
+	};
+	unsigned int i;
+
+	KUNIT_EXPECT_FALSE(test, flush_tlb_info_has_gen(&batch));
+	KUNIT_EXPECT_FALSE(test, flush_tlb_info_has_gen(&kernel));
+	KUNIT_ASSERT_TRUE(test, flush_tlb_info_has_gen(&range));
+	for (i = 0; i < ARRAY_SIZE(local); i++) {
+		KUNIT_EXPECT_FALSE_MSG(test, flush_tlb_info_done(&batch, local[i]),
+				       "batch skipped at local gen %llu", local[i]);
+		KUNIT_EXPECT_FALSE_MSG(test, flush_tlb_info_done(&kernel, local[i]),
+				       "kernel skipped at local gen %llu", local[i]);
+		KUNIT_EXPECT_EQ_MSG(test, flush_tlb_info_done(&range, local[i]),
+				    local[i] >= range.new_tlb_gen,
+				    "mm flush of gen %llu at local gen %llu",
+				    range.new_tlb_gen, local[i]);
+	}
+}
+
+/* 7.1.5's test in get_flush_tlb_info(): true for a full flush. */
+static bool x86_old_full(unsigned long start, unsigned long end,
+			 unsigned int shift, unsigned int ceiling)
+{
+	return (end - start) >> shift > ceiling;
+}
+
+struct x86_case {
+	const char *name;
+	unsigned long start, end;
+	unsigned int shift, max_ops;
+	bool range;			/* flushed page by page */
+	unsigned long first, last;	/* the rounded bounds, for a range */
+	bool differs;			/* from 7.1.5, on purpose */
+};
+
+#define X86_K	0xffffc90000000000UL	/* a vmalloc address */
+#define X86_U	0x7f0000000000UL
+
+static const struct x86_case x86_cases[] = {
+	{ "1 page", X86_U, X86_U + SZ_4K, 12, 33, true, X86_U, X86_U + SZ_4K },
+	{ "32 pages", X86_U, X86_U + 32 * SZ_4K, 12, 33, true, X86_U,
+	  X86_U + 32 * SZ_4K },
+	{ "33 pages", X86_U, X86_U + 33 * SZ_4K, 12, 33, true, X86_U,
+	  X86_U + 33 * SZ_4K },
+	{ "34 pages", X86_U, X86_U + 34 * SZ_4K, 12, 33, false },
+	{ "1 page, max_ops 0", X86_U, X86_U + SZ_4K, 12, 0, false },
+	{ "empty", X86_U, X86_U, 12, 33, true, X86_U, X86_U },
+	{ "all", 0, TLB_FLUSH_ALL, 0, 33, false },
+	{ "all, max_ops limit", 0, TLB_FLUSH_ALL, 12, X86_TLB_MAX_OPS_LIMIT,
+	  false },
+	{ "33 2M pages", X86_U, X86_U + 33 * SZ_2M, 21, 33, true, X86_U,
+	  X86_U + 33 * SZ_2M },
+	{ "34 2M pages", X86_U, X86_U + 34 * SZ_2M, 21, 33, false },
+	/* Rounded to the 2M stride: two 2M pages, as the loop needs. */
+	{ "2M, unaligned", X86_U + SZ_4K, X86_U + SZ_2M + SZ_4K, 21, 33,
+	  true, X86_U, X86_U + 2 * SZ_2M, true },
+	{ "1G, unaligned", X86_U + SZ_2M, X86_U + SZ_1G, 30, 33, true,
+	  X86_U, X86_U + SZ_1G },
+	{ "end below start", X86_U + SZ_4K, X86_U, 12, 33, false },
+	{ "kernel, 2 pages", X86_K, X86_K + 2 * SZ_4K, 12, 33, true, X86_K,
+	  X86_K + 2 * SZ_4K },
+	/* One page long, but across two: 7.1.5 flushed only the first. */
+	{ "kernel, unaligned 1 page", X86_K + SZ_2K, X86_K + SZ_2K + SZ_4K,
+	  12, 33, true, X86_K, X86_K + 2 * SZ_4K, true },
+	{ "kernel, unaligned end", X86_K, X86_K + SZ_4K + 8, 12, 33, true,
+	  X86_K, X86_K + 2 * SZ_4K, true },
+	/* 33 pages long, 34 touched: over the ceiling. */
+	{ "kernel, unaligned 33 pages", X86_K + SZ_2K,
+	  X86_K + SZ_2K + 33 * SZ_4K, 12, 33, false, 0, 0, true },
+	/* Rounding the end up would wrap to 0. */
+	{ "last page, unaligned end", ~0UL - SZ_8K + 1, ~0UL - 7, 12, 33,
+	  false, 0, 0, true },
+};
+
+static void x86_case_desc(const struct x86_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, max_ops %u", c->name,
+		 c->max_ops);
+}
+
+KUNIT_ARRAY_PARAM(x86_decide, x86_cases, x86_case_desc);
+
+/* The range decision against 7.1.5's, and the bounds a loop then uses. */
+static void tlb_policy_arch_x86_decisions(struct kunit *test)
+{
+	const struct x86_case *c = test->param_value;
+	unsigned long start = c->start, end = c->end;
+	bool range = x86_tlb_flush_range(&start, &end, c->shift, c->max_ops);
+
+	KUNIT_EXPECT_EQ(test, range, c->range);
+	if (c->end != TLB_FLUSH_ALL && !c->differs)
+		KUNIT_EXPECT_EQ(test, range,
+				!x86_old_full(c->start, c->end, c->shift,
+					      c->max_ops));
+	if (range && c->range) {
+		KUNIT_EXPECT_EQ(test, start, c->first);
+		KUNIT_EXPECT_EQ(test, end, c->last);
+	}
+}
+
+/* What x86 offers with and without INVLPGB and a hypervisor's flush. */
+static void tlb_policy_arch_x86_describe(struct kunit *test)
+{
+	struct tlb_policy_arch d;
+	struct tlb_policy p;
+	unsigned int invlpgb, pv;
+	char buf[16];
+
+	for (invlpgb = 0; invlpgb < 2; invlpgb++) {
+		for (pv = 0; pv < 2; pv++) {
+			x86_tlb_policy_describe(&d, invlpgb, pv);
+			KUNIT_EXPECT_TRUE(test, d.methods & BIT(TLBI_METHOD_IPI));
+			KUNIT_EXPECT_EQ(test, !!(d.methods &
+						 BIT(TLBI_METHOD_BROADCAST)),
+					invlpgb || pv);
+			KUNIT_EXPECT_EQ(test, d.auto_method,
+					pv ? TLBI_METHOD_BROADCAST :
+					     TLBI_METHOD_IPI);
+			KUNIT_EXPECT_EQ(test, d.max_ops, 33);
+			KUNIT_EXPECT_EQ(test, d.young, TLBI_YOUNG_NONE);
+			KUNIT_EXPECT_FALSE(test, d.young_modes &
+					   BIT(TLBI_YOUNG_NOSYNC));
+			p = (struct tlb_policy){ .max_ops = d.max_ops };
+			/* "pv" names broadcast, where there is one. */
+			KUNIT_EXPECT_EQ(test,
+					tlb_policy_set_method(&d, &p, "pv"),
+					invlpgb || pv ? 0 : -EINVAL);
+			KUNIT_EXPECT_EQ(test, tlb_policy_set_method(&d, &p,
+								    "sbi"),
+					-EINVAL);
+			snprintf(buf, sizeof(buf), "%u", X86_TLB_MAX_OPS_LIMIT);
+			KUNIT_EXPECT_EQ(test,
+					tlb_policy_set_max_ops(&d, &p, buf), 0);
+			snprintf(buf, sizeof(buf), "%u",
+				 X86_TLB_MAX_OPS_LIMIT + 1);
+			KUNIT_EXPECT_EQ(test,
+					tlb_policy_set_max_ops(&d, &p, buf),
+					-EINVAL);
+		}
+	}
+}
+
+/* The registered description is the one this machine calls for. */
+static void tlb_policy_arch_x86_registered(struct kunit *test)
+{
+	const struct tlb_policy_arch *got = tlb_policy_arch_get();
+	bool invlpgb = cpu_feature_enabled(X86_FEATURE_INVLPGB);
+	struct tlb_policy_arch want;
+	bool pv = false;
+
+#ifdef CONFIG_PARAVIRT
+	pv = pv_ops.mmu.flush_tlb_multi != native_flush_tlb_multi;
+#endif
+	x86_tlb_policy_describe(&want, invlpgb, pv);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_STREQ(test, got->name, "x86");
+	KUNIT_EXPECT_EQ(test, got->methods, want.methods);
+	KUNIT_EXPECT_EQ(test, got->auto_method, want.auto_method);
+	KUNIT_EXPECT_EQ(test, got->max_ops, want.max_ops);
+}
+
+#ifdef CONFIG_DEBUG_TLBFLUSH
+/*
+ * A flush of an mm that another CPU holds is counted once by the policy,
+ * as an IPI (or a hypervisor's broadcast), and once by /proc/vmstat's
+ * nr_tlb_remote_flush, both on this CPU.
+ */
+static void tlb_policy_arch_x86_vmstat(struct kunit *test)
+{
+	struct mm_struct *mm = test_mm(test);
+	unsigned long ipi, bc, vm;
+	unsigned int other;
+
+	migrate_disable();
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (other < nr_cpu_ids)
+		work_on_cpu(other, use_mm_here, mm);
+	kthread_use_mm(mm);
+	preempt_disable();
+	ipi = this_cpu_read(tlb_policy_stats.v[TLB_STAT_IPI]);
+	bc = this_cpu_read(tlb_policy_stats.v[TLB_STAT_BROADCAST]);
+	vm = this_cpu_read(vm_event_states.event[NR_TLB_REMOTE_FLUSH]);
+	flush_tlb_mm(mm);
+	ipi = this_cpu_read(tlb_policy_stats.v[TLB_STAT_IPI]) - ipi;
+	bc = this_cpu_read(tlb_policy_stats.v[TLB_STAT_BROADCAST]) - bc;
+	vm = this_cpu_read(vm_event_states.event[NR_TLB_REMOTE_FLUSH]) - vm;
+	preempt_enable();
+	kthread_unuse_mm(mm);
+	migrate_enable();
+
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, ipi + bc, 1);
+	/* Hyper-V's and Xen's flushes do not count nr_tlb_remote_flush. */
+	if (!bc)
+		KUNIT_EXPECT_EQ(test, vm, ipi);
+	if (tlb_policy_method() == TLBI_METHOD_IPI)
+		KUNIT_EXPECT_EQ(test, ipi, 1);
+}
+#endif /* CONFIG_DEBUG_TLBFLUSH */
+#endif /* CONFIG_X86_64 */
+
 static int tlb_policy_arch_init(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
@@ -1029,10 +1424,12 @@ static int tlb_policy_arch_init(struct kunit *test)
 
 static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_kernel_range, kernel_range_gen_params),
+	KUNIT_CASE(tlb_policy_arch_kernel_range_unaligned),
 	KUNIT_CASE(tlb_policy_arch_user_local),
 	KUNIT_CASE(tlb_policy_arch_user_moved),
 	KUNIT_CASE(tlb_policy_arch_user_several),
 	KUNIT_CASE_PARAM(tlb_policy_arch_user_remote, user_remote_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_arch_user_batch, user_remote_gen_params),
 	KUNIT_CASE(tlb_policy_arch_young),
 #ifdef CONFIG_ARM64_CONTPTE
 	KUNIT_CASE(tlb_policy_arch_young_contpte),
@@ -1049,6 +1446,15 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 			 riscv_decide_gen_params),
 	KUNIT_CASE(tlb_policy_arch_riscv_describe),
 	KUNIT_CASE(tlb_policy_arch_riscv_registered),
+#endif
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(tlb_policy_arch_x86_generation),
+	KUNIT_CASE_PARAM(tlb_policy_arch_x86_decisions, x86_decide_gen_params),
+	KUNIT_CASE(tlb_policy_arch_x86_describe),
+	KUNIT_CASE(tlb_policy_arch_x86_registered),
+#ifdef CONFIG_DEBUG_TLBFLUSH
+	KUNIT_CASE(tlb_policy_arch_x86_vmstat),
+#endif
 #endif
 	{}
 };

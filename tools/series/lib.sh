@@ -125,11 +125,11 @@ usage_if_help() {
 
 # row_expect ARCH WARNS POLICY TEXT: set the array "expect" to the
 # guest-report options that check one row of tools/series/guest-cases.
-# Converted arches must print the policy line on every boot.
+# Every arch must print the policy line on every boot.
 row_expect() {
 	local w
 	expect=()
-	case $1 in arm64|riscv) expect+=(--require-policy) ;; esac
+	expect+=(--require-policy)
 	for w in $2; do expect+=(--expect-warn "$w"); done
 	for w in $3; do expect+=(--expect-policy "$w"); done
 	[ -z "$4" ] || expect+=(--expect-line "$4")
