@@ -551,21 +551,22 @@ static int user_remote_zap(struct user_remote *u, long *d)
 	return ret;
 }
 
-static int save_and_clear(pte_t *pte, unsigned long addr, void *data)
-{
-	struct user_remote *u = data;
-
-	u->saved[(addr - USER_ADDR) >> PAGE_SHIFT] =
-		ptep_get_and_clear(u->mm, addr, pte);
-	return 0;
-}
-
 static int restore_one(pte_t *pte, unsigned long addr, void *data)
 {
 	struct user_remote *u = data;
 
 	set_pte_at(u->mm, addr, pte,
 		   u->saved[(addr - USER_ADDR) >> PAGE_SHIFT]);
+	return 0;
+}
+
+#ifdef CONFIG_ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH
+static int save_and_clear(pte_t *pte, unsigned long addr, void *data)
+{
+	struct user_remote *u = data;
+
+	u->saved[(addr - USER_ADDR) >> PAGE_SHIFT] =
+		ptep_get_and_clear(u->mm, addr, pte);
 	return 0;
 }
 
@@ -603,8 +604,9 @@ static int user_remote_batch(struct user_remote *u, long *d)
 	kfree(batch);
 	return ret;
 }
+#endif
 
-/* Put back what user_remote_batch() cleared, once no reader is left. */
+/* Put back what an unmap saved in @u->saved, once no reader is left. */
 static void user_remote_restore(struct user_remote *u)
 {
 	mmap_write_lock(u->mm);
@@ -672,41 +674,39 @@ static void expect_remote_counts(struct kunit *test, const long *d)
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], 0);
 }
 
+/*
+ * Run @unmap on this CPU while every other CPU spins on the pages: each
+ * of their reads must fault.
+ */
+static void user_remote_run(struct kunit *test,
+			    int (*unmap)(struct user_remote *u, long *d))
+{
+	struct user_remote *u;
+	long d[TLB_STAT_NR] = {};
+	int ret;
+
+	u = user_remote_alloc(*(const unsigned int *)test->param_value);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	migrate_disable();
+	ret = user_remote_start(u);
+	if (!ret)
+		ret = unmap(u, d);
+	user_remote_finish(test, u, ret);
+	expect_remote_counts(test, d);
+}
+
 static void tlb_policy_arch_user_remote(struct kunit *test)
 {
-	struct user_remote *u;
-	long d[TLB_STAT_NR] = {};
-	int ret;
-
-	u = user_remote_alloc(*(const unsigned int *)test->param_value);
-	KUNIT_ASSERT_NOT_NULL(test, u);
-	migrate_disable();
-	ret = user_remote_start(u);
-	if (!ret)
-		ret = user_remote_zap(u, d);
-	user_remote_finish(test, u, ret);
-	expect_remote_counts(test, d);
+	user_remote_run(test, user_remote_zap);
 }
 
-/*
- * The same, unmapped through the batched flush of reclaim: every other
- * CPU's read must fault.
- */
+#ifdef CONFIG_ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH
+/* The same, unmapped through the batched flush of reclaim. */
 static void tlb_policy_arch_user_batch(struct kunit *test)
 {
-	struct user_remote *u;
-	long d[TLB_STAT_NR] = {};
-	int ret;
-
-	u = user_remote_alloc(*(const unsigned int *)test->param_value);
-	KUNIT_ASSERT_NOT_NULL(test, u);
-	migrate_disable();
-	ret = user_remote_start(u);
-	if (!ret)
-		ret = user_remote_batch(u, d);
-	user_remote_finish(test, u, ret);
-	expect_remote_counts(test, d);
+	user_remote_run(test, user_remote_batch);
 }
+#endif
 
 /*
  * Clearing the accessed bit of @nr PTEs that map one block (a contpte
@@ -1187,7 +1187,8 @@ static void tlb_policy_arch_riscv_registered(struct kunit *test)
 }
 #endif /* CONFIG_RISCV */
 
-#ifdef CONFIG_X86_64
+/* UML on an x86_64 host sets CONFIG_X86_64 too, but not CONFIG_X86. */
+#if defined(CONFIG_X86) && defined(CONFIG_X86_64)
 /*
  * The generation a flush carries, for each way x86 builds one: the
  * batched unmap and kernel ranges carry none and may never be skipped,
@@ -1413,7 +1414,7 @@ static void tlb_policy_arch_x86_vmstat(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ipi, 1);
 }
 #endif /* CONFIG_DEBUG_TLBFLUSH */
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 && CONFIG_X86_64 */
 
 static int tlb_policy_arch_init(struct kunit *test)
 {
@@ -1429,7 +1430,9 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_user_moved),
 	KUNIT_CASE(tlb_policy_arch_user_several),
 	KUNIT_CASE_PARAM(tlb_policy_arch_user_remote, user_remote_gen_params),
+#ifdef CONFIG_ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH
 	KUNIT_CASE_PARAM(tlb_policy_arch_user_batch, user_remote_gen_params),
+#endif
 	KUNIT_CASE(tlb_policy_arch_young),
 #ifdef CONFIG_ARM64_CONTPTE
 	KUNIT_CASE(tlb_policy_arch_young_contpte),
@@ -1447,7 +1450,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_riscv_describe),
 	KUNIT_CASE(tlb_policy_arch_riscv_registered),
 #endif
-#ifdef CONFIG_X86_64
+#if defined(CONFIG_X86) && defined(CONFIG_X86_64)
 	KUNIT_CASE(tlb_policy_arch_x86_generation),
 	KUNIT_CASE_PARAM(tlb_policy_arch_x86_decisions, x86_decide_gen_params),
 	KUNIT_CASE(tlb_policy_arch_x86_describe),
