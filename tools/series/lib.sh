@@ -114,6 +114,32 @@ series_stamp() {
 	cat "$TOP/series" "${patches[@]}" | sha256sum | cut -c1-16
 }
 
+# The stamp of worktree WT holding the series: the series' stamp and the
+# commit git am gave, so that a tree moved to another commit (by
+# tools/series/bisect) is not taken for the series. stamp_file WT
+# prints its path; write_stamp WT records WT as holding the series.
+stamp_file() {
+	echo "$(git -C "$1" rev-parse --absolute-git-dir)/tlbp-stamp"
+}
+write_stamp() {
+	echo "$(series_stamp) $(git -C "$1" rev-parse HEAD)" >"$(stamp_file "$1")"
+}
+has_stamp() {
+	[ "$(cat "$(stamp_file "$1")" 2>/dev/null)" = "$(series_stamp) $(git -C "$1" rev-parse HEAD)" ]
+}
+
+# tools/series/bisect moves the check worktree WT through the series;
+# nothing else may reset it meanwhile. bisect_lock WT takes it (and dies
+# if another bisect holds it), bisect_busy WT tells whether one does.
+bisect_lockfile() {
+	echo "$(git -C "$1" rev-parse --absolute-git-dir)/tlbp-bisect"
+}
+bisect_busy() {
+	local pid
+	pid=$(cat "$(bisect_lockfile "$1")" 2>/dev/null) || return 1
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+
 usage_if_help() {
 	case "${1:-}" in
 	-h | --help)
