@@ -293,7 +293,7 @@ static void expect_user_counts(struct kunit *test, const long *d, bool others)
 	 * flushes are local. Only the first one must reach it.
 	 */
 	if (IS_ENABLED(CONFIG_X86) && reach != TLB_REACH_LOCAL) {
-		/* An explicit broadcast without INVLPGB or pv sends IPIs. */
+		/* tlbi_method=ipi: native IPIs, never INVLPGB or pv. */
 		if (reach == TLB_REACH_IPI) {
 			KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
 			KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
@@ -606,7 +606,7 @@ static int user_remote_batch(struct user_remote *u, long *d)
 }
 #endif
 
-/* Put back what an unmap saved in @u->saved, once no reader is left. */
+/* Put back the PTEs that an unmap saved in @u->saved. */
 static void user_remote_restore(struct user_remote *u)
 {
 	mmap_write_lock(u->mm);
@@ -629,7 +629,13 @@ static void user_remote_finish(struct kunit *test, struct user_remote *u,
 	/* The readers look again only once the zap is complete. */
 	smp_store_release(&u->go, true);
 	wait_for(&u->done, readers);
-	if (u->saved && atomic_read(&u->done) == readers)
+	/*
+	 * Put the PTEs back even when a reader is late: rmap and the RSS
+	 * counters still count those pages as mapped, and the mm's exit must
+	 * find them. A late reader then at worst counts a stale read, in a
+	 * run that has already failed.
+	 */
+	if (u->saved)
 		user_remote_restore(u);
 	kthread_unuse_mm(u->mm);
 	migrate_enable();
@@ -669,7 +675,12 @@ static void expect_remote_counts(struct kunit *test, const long *d)
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
 	} else {
 		KUNIT_EXPECT_GE(test, d[TLB_STAT_BROADCAST], 1);
-		KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
+		/*
+		 * x86 without INVLPGB flushes kernel ranges by IPI whatever
+		 * the method, and one may run meanwhile.
+		 */
+		if (!IS_ENABLED(CONFIG_X86))
+			KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
 	}
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], 0);
 }
@@ -1247,7 +1258,7 @@ struct x86_case {
 	unsigned int shift, max_ops;
 	bool range;			/* flushed page by page */
 	unsigned long first, last;	/* the rounded bounds, for a range */
-	bool differs;			/* from 7.1.5, on purpose */
+	bool differs;			/* 7.1.5 decided otherwise */
 };
 
 #define X86_K	0xffffc90000000000UL	/* a vmalloc address */
@@ -1270,17 +1281,20 @@ static const struct x86_case x86_cases[] = {
 	{ "34 2M pages", X86_U, X86_U + 34 * SZ_2M, 21, 33, false },
 	/* Rounded to the 2M stride: two 2M pages, as the loop needs. */
 	{ "2M, unaligned", X86_U + SZ_4K, X86_U + SZ_2M + SZ_4K, 21, 33,
-	  true, X86_U, X86_U + 2 * SZ_2M, true },
+	  true, X86_U, X86_U + 2 * SZ_2M },
 	{ "1G, unaligned", X86_U + SZ_2M, X86_U + SZ_1G, 30, 33, true,
 	  X86_U, X86_U + SZ_1G },
 	{ "end below start", X86_U + SZ_4K, X86_U, 12, 33, false },
 	{ "kernel, 2 pages", X86_K, X86_K + 2 * SZ_4K, 12, 33, true, X86_K,
 	  X86_K + 2 * SZ_4K },
-	/* One page long, but across two: 7.1.5 flushed only the first. */
+	/*
+	 * One page long, but across two: the same decision as 7.1.5, which
+	 * flushed only the first of them.
+	 */
 	{ "kernel, unaligned 1 page", X86_K + SZ_2K, X86_K + SZ_2K + SZ_4K,
-	  12, 33, true, X86_K, X86_K + 2 * SZ_4K, true },
+	  12, 33, true, X86_K, X86_K + 2 * SZ_4K },
 	{ "kernel, unaligned end", X86_K, X86_K + SZ_4K + 8, 12, 33, true,
-	  X86_K, X86_K + 2 * SZ_4K, true },
+	  X86_K, X86_K + 2 * SZ_4K },
 	/* 33 pages long, 34 touched: over the ceiling. */
 	{ "kernel, unaligned 33 pages", X86_K + SZ_2K,
 	  X86_K + SZ_2K + 33 * SZ_4K, 12, 33, false, 0, 0, true },
@@ -1376,7 +1390,7 @@ static void tlb_policy_arch_x86_registered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got->max_ops, want.max_ops);
 }
 
-#ifdef CONFIG_DEBUG_TLBFLUSH
+#if defined(CONFIG_DEBUG_TLBFLUSH) && defined(CONFIG_VM_EVENT_COUNTERS)
 /*
  * A flush of an mm that another CPU holds is counted once by the policy,
  * as an IPI (or a hypervisor's broadcast), and once by /proc/vmstat's
@@ -1413,7 +1427,7 @@ static void tlb_policy_arch_x86_vmstat(struct kunit *test)
 	if (tlb_policy_method() == TLBI_METHOD_IPI)
 		KUNIT_EXPECT_EQ(test, ipi, 1);
 }
-#endif /* CONFIG_DEBUG_TLBFLUSH */
+#endif /* CONFIG_DEBUG_TLBFLUSH && CONFIG_VM_EVENT_COUNTERS */
 #endif /* CONFIG_X86 && CONFIG_X86_64 */
 
 static int tlb_policy_arch_init(struct kunit *test)
@@ -1455,7 +1469,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_x86_decisions, x86_decide_gen_params),
 	KUNIT_CASE(tlb_policy_arch_x86_describe),
 	KUNIT_CASE(tlb_policy_arch_x86_registered),
-#ifdef CONFIG_DEBUG_TLBFLUSH
+#if defined(CONFIG_DEBUG_TLBFLUSH) && defined(CONFIG_VM_EVENT_COUNTERS)
 	KUNIT_CASE(tlb_policy_arch_x86_vmstat),
 #endif
 #endif
