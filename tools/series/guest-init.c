@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -37,6 +38,61 @@ static void cat(const char *what, const char *path)
 	while (fgets(line, sizeof(line), f))
 		printf("tlbp-init: %s %s", what, line);
 	fclose(f);
+}
+
+/* Read the first line of PATH into BUF; 0 on success. */
+static int read_line(const char *path, char *buf, int size)
+{
+	FILE *f = fopen(path, "r");
+	int ret = f && fgets(buf, size, f) ? 0 : -1;
+
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* Write VAL to PATH in one write(); 0 on success, else errno. */
+static int write_val(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/*
+ * x86 keeps its old debugfs file for the range ceiling as a link to
+ * tlb_policy/max_ops: both read the same, a write to the old one shows
+ * in the new one, and a write that is not a decimal number fails with
+ * EINVAL and changes nothing. Prints "ceiling_alias ok" or what failed.
+ */
+static void check_ceiling_alias(void)
+{
+	const char *old = "/sys/kernel/debug/x86/tlb_single_page_flush_ceiling";
+	const char *new = "/sys/kernel/debug/tlb_policy/max_ops";
+	char was[32], a[32], b[32];
+	const char *bad = NULL;
+
+	if (access(new, F_OK) || access("/sys/kernel/debug/x86", F_OK))
+		return;		/* no policy, or not x86 */
+	if (read_line(new, was, sizeof(was)) || read_line(old, a, sizeof(a)))
+		bad = "the old file cannot be read";
+	else if (strcmp(a, was))
+		bad = "the old file and max_ops differ";
+	else if (write_val(old, "40") || read_line(new, b, sizeof(b)) ||
+		 strcmp(b, "40\n"))
+		bad = "a write of 40 to the old file does not show in max_ops";
+	else if (write_val(old, "0x21") != EINVAL)
+		bad = "a write of 0x21 did not fail with EINVAL";
+	else if (read_line(new, b, sizeof(b)) || strcmp(b, "40\n"))
+		bad = "a failed write changed max_ops";
+	was[strcspn(was, "\n")] = 0;
+	write_val(new, was);
+	printf("tlbp-init: ceiling_alias %s\n", bad ? bad : "ok");
 }
 
 /*
@@ -124,6 +180,7 @@ int main(void)
 	cat("method", "/sys/kernel/debug/tlb_policy/method");
 	cat("max_ops", "/sys/kernel/debug/tlb_policy/max_ops");
 	cat("young", "/sys/kernel/debug/tlb_policy/young");
+	check_ceiling_alias();
 
 	argv[argc++] = "/tlb_coherence";
 	for (tok = strtok(args ? args : "", ","); tok && argc < 31;
