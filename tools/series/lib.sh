@@ -121,23 +121,32 @@ series_stamp() {
 stamp_file() {
 	echo "$(git -C "$1" rev-parse --absolute-git-dir)/tlbp-stamp"
 }
+stamp_of() {
+	echo "$(series_stamp) $(git -C "$1" rev-parse HEAD)"
+}
 write_stamp() {
-	echo "$(series_stamp) $(git -C "$1" rev-parse HEAD)" >"$(stamp_file "$1")"
+	stamp_of "$1" >"$(stamp_file "$1")"
 }
 has_stamp() {
-	[ "$(cat "$(stamp_file "$1")" 2>/dev/null)" = "$(series_stamp) $(git -C "$1" rev-parse HEAD)" ]
+	[ "$(cat "$(stamp_file "$1")" 2>/dev/null)" = "$(stamp_of "$1")" ]
 }
 
 # tools/series/bisect moves the check worktree WT through the series;
-# nothing else may reset it meanwhile. bisect_lock WT takes it (and dies
-# if another bisect holds it), bisect_busy WT tells whether one does.
+# nothing else may reset it meanwhile. bisect_lock WT takes it for this
+# shell (bisect frees it on exit); refuse_if_bisecting WT dies while a
+# live bisect holds it.
 bisect_lockfile() {
 	echo "$(git -C "$1" rev-parse --absolute-git-dir)/tlbp-bisect"
 }
-bisect_busy() {
+refuse_if_bisecting() {
 	local pid
-	pid=$(cat "$(bisect_lockfile "$1")" 2>/dev/null) || return 1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+	pid=$(cat "$(bisect_lockfile "$1")" 2>/dev/null) || return 0
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	die "tools/series/bisect (pid $pid) is building $1 patch by patch; wait for it to finish, or kill it, first"
+}
+bisect_lock() {
+	refuse_if_bisecting "$1"
+	echo $$ >"$(bisect_lockfile "$1")"
 }
 
 usage_if_help() {
