@@ -76,6 +76,11 @@ kgit() {
 		git -C "$KBASE" "$@"
 }
 
+# The UML build directory of kernel tree $1. tools/series/kunit, bisect
+# and warnings share the one of the check worktree, so that its objects
+# are compiled once.
+uml_out() { echo "$TLBP_CACHE/build/kunit-$(basename "$1")"; }
+
 need_base() {
 	git -C "$KBASE" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 ||
 		die "no base tree in $KBASE; run 'make setup' first"
