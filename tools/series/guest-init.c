@@ -5,8 +5,10 @@
  * Mounts what the selftest needs, sets up 64 MB of swap on zram0 (for
  * the selftest's pageout case), prints the policy the kernel reports,
  * runs /tlb_coherence with the arguments given on the kernel command
- * line as tlbp_args=a,b,c (commas for spaces), and reboots, which makes QEMU (-no-reboot)
- * exit. Every line it prints starts with "tlbp-init:".
+ * line as tlbp_args=a,b,c (commas for spaces), and only the cases of
+ * tlbp_cases=a:b:c (colons for its -c list's commas) when that is given,
+ * and reboots, which makes QEMU (-no-reboot) exit. Every line it prints
+ * starts with "tlbp-init:".
  *
  * With tlbp_stress=SECS and /stress-ng in the initramfs (tools/series/
  * stress-ng), it then runs "stress-ng --tlb-shootdown 4" for SECS
@@ -166,6 +168,7 @@ static void run_stress(const char *secs)
 int main(void)
 {
 	char *args = getenv("tlbp_args"), *stress = getenv("tlbp_stress");
+	char *cases = getenv("tlbp_cases");
 	char *argv[32], *tok;
 	int argc = 0;
 
@@ -186,6 +189,14 @@ int main(void)
 	for (tok = strtok(args ? args : "", ","); tok && argc < 31;
 	     tok = strtok(NULL, ","))
 		argv[argc++] = tok;
+	if (cases && *cases && argc < 30) {
+		for (tok = cases; *tok; tok++)
+			if (*tok == ':')
+				*tok = ',';
+		argv[argc++] = "-c";
+		argv[argc++] = cases;
+		printf("tlbp-init: cases %s\n", cases);
+	}
 	argv[argc] = NULL;
 
 	printf("tlbp-init: selftest exit %d\n", run(argv));
