@@ -81,6 +81,14 @@ kgit() {
 # are compiled once.
 uml_out() { echo "$TLBP_CACHE/build/kunit-$(basename "$1")"; }
 
+# The UML .config fragment of kernel tree $1 for the kunitconfig text $2,
+# as kunit.py writes it: its arch_uml.config, then the kunitconfig. A
+# build directory configured from it is one kunit.py keeps.
+uml_kconfig() {
+	cat "$1/tools/testing/kunit/configs/arch_uml.config" 2>/dev/null || true
+	printf '%s\n' "$2"
+}
+
 need_base() {
 	git -C "$KBASE" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 ||
 		die "no base tree in $KBASE; run 'make setup' first"
