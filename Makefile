@@ -38,7 +38,7 @@ test:
 	$(S)/test
 
 guest-test:
-	TLBP_GUEST_FULL=$(if $(FULL),1,0) $(S)/guest-test $(ARCHES)
+	TLBP_GUEST_FULL=$(if $(filter-out 0,$(FULL)),1,$(or $(TLBP_GUEST_FULL),0)) $(S)/guest-test $(ARCHES)
 
 demo:
 	$(S)/demo
