@@ -3,13 +3,14 @@
 
 S := tools/series
 
-.PHONY: help setup apply export check kunit test guest-test demo bench selftest-check bisect mail
+.PHONY: help setup apply export check kunit test guest-test demo bench selftest-check bisect mail litmus
 
 help:
 	@echo "make setup    install packages, unpack the 7.1.5 base tree into \$$TLBP_CACHE"
 	@echo "make apply    rebuild the work branch from series (KSRC=/your/tree [SIGNOFF=1] for your own tree)"
 	@echo "make export   regenerate patches/, series and the in-tree copies from the work branch"
-	@echo "make check    apply with git am and quilt, compare copies, checkpatch, kernel-doc, sparse"
+	@echo "make check    apply with git am and quilt, compare copies, checkpatch, kernel-doc, sparse, litmus"
+	@echo "make litmus   herd7 on every litmus test (Never) and its weakened twins (Sometimes)"
 	@echo "make kunit    KUnit on UML on the work branch (TREE=dir for another tree)"
 	@echo "make test     setup + check + KUnit on UML + QEMU guests of every arch (what CI runs)"
 	@echo "make demo     build the ARCH guest (default arm64) and boot it per tlbi_method; prints a table"
@@ -30,6 +31,10 @@ export:
 
 check:
 	$(S)/check
+
+litmus:
+	$(S)/herd-build
+	$(S)/litmus-check
 
 kunit:
 	$(S)/kunit $(TREE)

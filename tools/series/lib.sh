@@ -18,6 +18,11 @@ TLBP_CACHE=${TLBP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tlb-policy}
 # (KSRC=). On our machines the default is the shared 7.1.5 tarball.
 SHARED_LINUX=$(cd "$TOP/.." && pwd)/shared/linux
 DEFAULT_TARBALL=$SHARED_LINUX/linux-7.1.5.tar.xz
+# herd7, the memory-model simulator of herdtools7, built from the source
+# in ../shared/tools (tools/series/herd-build) for tools/series/litmus-check.
+SHARED_TOOLS=$(cd "$TOP/.." && pwd)/shared/tools
+HERD_VERSION=7.57
+HERD_DIR=$TLBP_CACHE/herd7
 
 # The kernel tree: one base commit plus the work branch.
 KBASE=$TLBP_CACHE/linux
@@ -43,7 +48,7 @@ PACKAGES="gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
 libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-system-arm
 qemu-system-misc qemu-system-x86 sparse b4 quilt flex bison bc libelf-dev
 libssl-dev cpio ccache python3 python3-ply python3-git gcc make git xz-utils
-curl"
+curl ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev"
 
 mkdir -p "$LOGDIR"
 
