@@ -16,6 +16,8 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/gfp.h>
 #include <linux/hugetlb.h>
 #include <linux/kthread.h>
@@ -27,12 +29,17 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
 #include <linux/tlb_policy.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
 #ifdef CONFIG_RISCV
 #include <asm/sbi.h>
+#endif
+#ifdef CONFIG_X86
+#include <asm/set_memory.h>
 #endif
 
 struct remap {
@@ -117,6 +124,38 @@ static void pages_desc(const unsigned int *nr, char *desc)
 
 KUNIT_ARRAY_PARAM(kernel_range, kernel_range_pages, pages_desc);
 
+/*
+ * Point the PTEs of @r at @r->new, flushing [@start, @end) on every CPU
+ * with flush_tlb_kernel_range(), the flush under test.
+ */
+static void remap_flush(struct remap *r, unsigned long start, unsigned long end)
+{
+	unsigned long size = (unsigned long)r->nr * PAGE_SIZE;
+
+	if (IS_ENABLED(CONFIG_ARM64)) {
+		/*
+		 * arm64 requires break-before-make to change the output
+		 * address of a live entry: invalidate, flush (the flush
+		 * under test), then install. It never caches invalid
+		 * entries, so the new entries need no further flush.
+		 */
+		apply_to_existing_page_range(&init_mm, r->va, size, clear_one,
+					     r);
+		flush_tlb_kernel_range(start, end);
+		/* (The _existing_ variant would skip the cleared entries.) */
+		apply_to_page_range(&init_mm, r->va, size, retarget_one, r);
+	} else {
+		/*
+		 * Elsewhere a live entry may be changed in place and then
+		 * flushed. (Going through an invalid entry would not do on
+		 * riscv, which may cache invalid entries and would need a
+		 * second flush that hides a failure of the first.)
+		 */
+		apply_to_page_range(&init_mm, r->va, size, retarget_one, r);
+		flush_tlb_kernel_range(start, end);
+	}
+}
+
 static void tlb_policy_arch_kernel_range(struct kunit *test)
 {
 	unsigned int nr = *(const unsigned int *)test->param_value;
@@ -131,30 +170,7 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 
 	/* Every CPU caches the old translations. */
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
-
-	if (IS_ENABLED(CONFIG_ARM64)) {
-		/*
-		 * arm64 requires break-before-make to change the output
-		 * address of a live entry: invalidate, flush (the flush
-		 * under test), then install. It never caches invalid
-		 * entries, so the new entries need no further flush.
-		 */
-		apply_to_existing_page_range(&init_mm, r.va, size, clear_one,
-					     &r);
-		flush_tlb_kernel_range(r.va, r.va + size);
-		/* (The _existing_ variant would skip the cleared entries.) */
-		apply_to_page_range(&init_mm, r.va, size, retarget_one, &r);
-	} else {
-		/*
-		 * Elsewhere a live entry may be changed in place and then
-		 * flushed. (Going through an invalid entry would not do on
-		 * riscv, which may cache invalid entries and would need a
-		 * second flush that hides a failure of the first.)
-		 */
-		apply_to_page_range(&init_mm, r.va, size, retarget_one, &r);
-		flush_tlb_kernel_range(r.va, r.va + size);
-	}
-
+	remap_flush(&r, r.va, r.va + size);
 	stale = read_on_each_cpu(&r, NEW_BASE);
 	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
 			    "%d stale reads of %u pages on %u CPUs", stale, nr,
@@ -182,18 +198,7 @@ static void tlb_policy_arch_kernel_range_unaligned(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
 
 	start = r.va + PAGE_SIZE / 2;
-	if (IS_ENABLED(CONFIG_ARM64)) {
-		/* Break-before-make, as in tlb_policy_arch_kernel_range(). */
-		apply_to_existing_page_range(&init_mm, r.va, 2 * PAGE_SIZE,
-					     clear_one, &r);
-		flush_tlb_kernel_range(start, start + PAGE_SIZE);
-		apply_to_page_range(&init_mm, r.va, 2 * PAGE_SIZE,
-				    retarget_one, &r);
-	} else {
-		apply_to_page_range(&init_mm, r.va, 2 * PAGE_SIZE,
-				    retarget_one, &r);
-		flush_tlb_kernel_range(start, start + PAGE_SIZE);
-	}
+	remap_flush(&r, start, start + PAGE_SIZE);
 
 	stale = read_on_each_cpu(&r, NEW_BASE);
 	KUNIT_EXPECT_EQ_MSG(test, stale, 0, "%d stale reads of 2 pages on %u CPUs",
@@ -202,6 +207,93 @@ static void tlb_policy_arch_kernel_range_unaligned(struct kunit *test)
 	free_all(r.old, r.nr);
 	free_all(r.new, r.nr);
 }
+
+#ifdef CONFIG_HOTPLUG_CPU
+/* Take one CPU offline and online again, until told to stop. */
+struct hotplug_churn {
+	unsigned int cpu;
+	int err;
+	atomic_t cycles;
+};
+
+static int hotplug_churn_fn(void *arg)
+{
+	struct hotplug_churn *c = arg;
+
+	while (!kthread_should_stop() && !c->err) {
+		c->err = remove_cpu(c->cpu);
+		if (!c->err)
+			c->err = add_cpu(c->cpu);
+		if (!c->err)
+			atomic_inc(&c->cycles);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+#define HOTPLUG_PAGES	64
+
+/*
+ * Kernel-range flushes while a CPU goes offline and comes back: each
+ * flush must reach every CPU that is online when it reads, whichever
+ * CPUs were online when it was issued. The pages are flipped between two
+ * sets of frames, 64 pages at a time, at least 16 times and until the CPU
+ * has gone down and up three times (five seconds at most).
+ */
+static void tlb_policy_arch_hotplug_kernel_range(struct kunit *test)
+{
+	struct hotplug_churn c = { .cpu = nr_cpu_ids };
+	struct remap r = { .nr = HOTPLUG_PAGES };
+	unsigned long end, size = HOTPLUG_PAGES * PAGE_SIZE;
+	unsigned int cpu, here, i = 0;
+	struct page **set[2];
+	struct task_struct *t;
+	int stale = 0;
+
+	set[0] = alloc_filled(test, r.nr, OLD_BASE);
+	set[1] = alloc_filled(test, r.nr, NEW_BASE);
+	r.old = set[0];
+	r.va = (unsigned long)vmap(set[0], r.nr, VM_MAP, PAGE_KERNEL);
+	KUNIT_ASSERT_NE(test, r.va, 0);
+
+	migrate_disable();
+	here = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != here && cpu_is_hotpluggable(cpu))
+			c.cpu = cpu;
+	t = ERR_PTR(-ENODEV);
+	if (c.cpu < nr_cpu_ids)
+		t = kthread_run(hotplug_churn_fn, &c, "tlbp_hotplug");
+	if (!IS_ERR(t)) {
+		stale += read_on_each_cpu(&r, OLD_BASE);
+		end = jiffies + 5 * HZ;
+		for (i = 0; i < 16 || (atomic_read(&c.cycles) < 3 && !c.err &&
+				       time_before(jiffies, end)); i++) {
+			r.new = set[(i + 1) % 2];
+			remap_flush(&r, r.va, r.va + size);
+			stale += read_on_each_cpu(&r, (i % 2) ? OLD_BASE :
+						  NEW_BASE);
+		}
+		kthread_stop(t);
+		if (!cpu_online(c.cpu))
+			add_cpu(c.cpu);
+	}
+	migrate_enable();
+	vunmap((void *)r.va);
+	free_all(set[0], r.nr);
+	free_all(set[1], r.nr);
+
+	if (IS_ERR(t))
+		kunit_skip(test, "no other CPU can go offline");
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
+			    "%d stale reads over %u flushes, CPU %u hotplugged %d times",
+			    stale, i, c.cpu, atomic_read(&c.cycles));
+	KUNIT_EXPECT_EQ(test, c.err, 0);
+	KUNIT_EXPECT_GE(test, atomic_read(&c.cycles), 1);
+	KUNIT_EXPECT_TRUE(test, cpu_online(c.cpu));
+}
+#endif
 
 /*
  * User address spaces: which counters a flush moves, on an architecture
@@ -341,11 +433,19 @@ static void tlb_policy_arch_user_local(struct kunit *test)
  */
 static void user_flushes_after_other(struct kunit *test, bool here_first)
 {
+	struct mm_struct *away = NULL;
 	struct user_mm u;
 	long d[TLB_STAT_NR];
 	unsigned int other;
 
 	user_mm_init(test, &u);
+	/*
+	 * On arm64 the other CPU's TLB keeps the mm's ASID-tagged entries
+	 * after it switches to another mm, and it may come back without a
+	 * flush: having switched away must not drop it from the flush.
+	 */
+	if (IS_ENABLED(CONFIG_ARM64))
+		away = test_mm(test);
 	migrate_disable();
 	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
 	if (here_first) {
@@ -354,6 +454,8 @@ static void user_flushes_after_other(struct kunit *test, bool here_first)
 	}
 	if (other < nr_cpu_ids) {
 		work_on_cpu(other, use_mm_here, u.mm);
+		if (away)
+			work_on_cpu(other, use_mm_here, away);
 		user_flushes(&u, d);
 	}
 	migrate_enable();
@@ -383,13 +485,23 @@ static void tlb_policy_arch_user_several(struct kunit *test)
  * reads the old page again. This checks that every CPU that may hold
  * entries was flushed, not only how many flushes were counted.
  */
+/*
+ * Where a flush under test runs: in the test's task, with interrupts
+ * disabled, or in softirq context (a timer on this CPU). arm64's ipi
+ * method cannot wait for IPIs in the last two and falls back to a
+ * broadcast.
+ */
+enum flush_ctx { FLUSH_TASK, FLUSH_IRQS_OFF, FLUSH_SOFTIRQ };
+
 struct user_remote {
 	struct mm_struct *mm, *away;
+	const struct cpumask *cpus;	/* readers only there, if set */
 	unsigned int nr, readers;
 	refcount_t ref;
 	atomic_t ready, done, stale, bad;
 	bool go;
-	pte_t *saved;	/* PTEs cleared by user_remote_batch(), or NULL */
+	enum flush_ctx ctx;	/* where user_remote_batch() flushes */
+	pte_t *saved;	/* PTEs cleared by user_remote_clear(), or NULL */
 };
 
 /*
@@ -519,7 +631,8 @@ static int user_remote_start(struct user_remote *u)
 		ret = put_user(OLD_BASE + i, user_word(i));
 
 	for_each_online_cpu(cpu) {
-		if (cpu == here || ret)
+		if (cpu == here || ret ||
+		    (u->cpus && !cpumask_test_cpu(cpu, u->cpus)))
 			continue;
 		refcount_inc(&u->ref);
 		t = kthread_create_on_cpu(user_remote_reader, u, cpu,
@@ -571,34 +684,96 @@ static int save_and_clear(pte_t *pte, unsigned long addr, void *data)
 }
 
 /*
+ * Clear the PTEs of @u, saving them in @u->saved for the restore, and,
+ * with a @batch, queue the mm on it as reclaim does.
+ */
+static int user_remote_clear(struct user_remote *u,
+			     struct arch_tlbflush_unmap_batch *batch)
+{
+	unsigned long size = u->nr * PAGE_SIZE;
+	int ret;
+
+	u->saved = kcalloc(u->nr, sizeof(*u->saved), GFP_KERNEL);
+	if (!u->saved)
+		return -ENOMEM;
+	mmap_write_lock(u->mm);
+	ret = apply_to_existing_page_range(u->mm, USER_ADDR, size,
+					   save_and_clear, u);
+	if (batch)
+		arch_tlbbatch_add_pending(batch, u->mm, USER_ADDR,
+					  USER_ADDR + size);
+	mmap_write_unlock(u->mm);
+	return ret;
+}
+#endif
+
+#ifdef CONFIG_ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH
+struct softirq_call {
+	struct timer_list timer;
+	void (*fn)(void *arg);
+	void *arg;
+	struct completion done;
+};
+
+static void softirq_call_fn(struct timer_list *t)
+{
+	struct softirq_call *c = timer_container_of(c, t, timer);
+
+	c->fn(c->arg);
+	complete(&c->done);
+}
+
+/* Run @fn(@arg) on this CPU in @ctx. Called with migration disabled. */
+static void run_in(enum flush_ctx ctx, void (*fn)(void *arg), void *arg)
+{
+	struct softirq_call c = { .fn = fn, .arg = arg };
+
+	switch (ctx) {
+	case FLUSH_TASK:
+		fn(arg);
+		break;
+	case FLUSH_IRQS_OFF:
+		local_irq_disable();
+		fn(arg);
+		local_irq_enable();
+		break;
+	case FLUSH_SOFTIRQ:
+		init_completion(&c.done);
+		timer_setup_on_stack(&c.timer, softirq_call_fn, 0);
+		c.timer.expires = jiffies;
+		add_timer_on(&c.timer, smp_processor_id());
+		wait_for_completion(&c.done);
+		timer_delete_sync(&c.timer);
+		timer_destroy_on_stack(&c.timer);
+		break;
+	}
+}
+
+static void batch_flush_fn(void *batch)
+{
+	arch_tlbbatch_flush(batch);
+}
+
+/*
  * Unmap the pages the way reclaim does, without the rest of reclaim:
  * clear each PTE, queue the mm on a batch with arch_tlbbatch_add_pending()
- * and flush the batch with arch_tlbbatch_flush(). The readers then find
- * the PTEs clear, or an old page if a CPU kept its entries. @d gets how
- * much the counters moved.
+ * and flush the batch with arch_tlbbatch_flush(), in @u->ctx. The readers
+ * then find the PTEs clear, or an old page if a CPU kept its entries. @d
+ * gets how much the counters moved.
  */
 static int user_remote_batch(struct user_remote *u, long *d)
 {
-	unsigned long size = u->nr * PAGE_SIZE, before[TLB_STAT_NR];
+	unsigned long before[TLB_STAT_NR];
 	struct arch_tlbflush_unmap_batch *batch;
 	int i, ret;
 
 	batch = kzalloc_obj(*batch);
-	u->saved = kcalloc(u->nr, sizeof(*u->saved), GFP_KERNEL);
-	if (!batch || !u->saved) {
-		kfree(batch);
-		kfree(u->saved);
-		u->saved = NULL;
+	if (!batch)
 		return -ENOMEM;
-	}
 	for (i = 0; i < TLB_STAT_NR; i++)
 		before[i] = tlb_policy_stats_sum(&tlb_policy_stats, i);
-	mmap_write_lock(u->mm);
-	ret = apply_to_existing_page_range(u->mm, USER_ADDR, size,
-					   save_and_clear, u);
-	arch_tlbbatch_add_pending(batch, u->mm, USER_ADDR, USER_ADDR + size);
-	arch_tlbbatch_flush(batch);
-	mmap_write_unlock(u->mm);
+	ret = user_remote_clear(u, batch);
+	run_in(u->ctx, batch_flush_fn, batch);
 	for (i = 0; i < TLB_STAT_NR; i++)
 		d[i] = tlb_policy_stats_sum(&tlb_policy_stats, i) - before[i];
 	kfree(batch);
@@ -616,19 +791,12 @@ static void user_remote_restore(struct user_remote *u)
 	mmap_write_unlock(u->mm);
 }
 
-/*
- * Let the readers look again, wait for them and check what they read.
- * Drops the test's reference to @u.
- */
-static void user_remote_finish(struct kunit *test, struct user_remote *u,
-			       int ret)
+/* Let the readers look again, and wait for them. */
+static void user_remote_release(struct user_remote *u)
 {
-	unsigned int readers = u->readers, nr = u->nr;
-	int done, bad, stale;
-
 	/* The readers look again only once the zap is complete. */
 	smp_store_release(&u->go, true);
-	wait_for(&u->done, readers);
+	wait_for(&u->done, u->readers);
 	/*
 	 * Put the PTEs back even when a reader is late: rmap and the RSS
 	 * counters still count those pages as mapped, and the mm's exit must
@@ -637,8 +805,15 @@ static void user_remote_finish(struct kunit *test, struct user_remote *u,
 	 */
 	if (u->saved)
 		user_remote_restore(u);
-	kthread_unuse_mm(u->mm);
-	migrate_enable();
+}
+
+/* Check what the readers read. Drops the test's reference to @u. */
+static void user_remote_check(struct kunit *test, struct user_remote *u,
+			      int ret)
+{
+	unsigned int readers = u->readers, nr = u->nr;
+	int done, bad, stale;
+
 	done = atomic_read(&u->done);
 	bad = atomic_read(&u->bad);
 	stale = atomic_read(&u->stale);
@@ -650,6 +825,19 @@ static void user_remote_finish(struct kunit *test, struct user_remote *u,
 	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
 			    "%d stale reads of %u pages on %u other CPUs",
 			    stale, nr, readers);
+}
+
+/*
+ * Let the readers look again, wait for them and check what they read.
+ * Drops the test's reference to @u.
+ */
+static void user_remote_finish(struct kunit *test, struct user_remote *u,
+			       int ret)
+{
+	user_remote_release(u);
+	kthread_unuse_mm(u->mm);
+	migrate_enable();
+	user_remote_check(test, u, ret);
 }
 
 /*
@@ -689,33 +877,105 @@ static void expect_remote_counts(struct kunit *test, const long *d)
  * Run @unmap on this CPU while every other CPU spins on the pages: each
  * of their reads must fault.
  */
-static void user_remote_run(struct kunit *test,
-			    int (*unmap)(struct user_remote *u, long *d))
+static void user_remote_run(struct kunit *test, unsigned int nr,
+			    int (*unmap)(struct user_remote *u, long *d),
+			    enum flush_ctx ctx, long *d)
 {
 	struct user_remote *u;
-	long d[TLB_STAT_NR] = {};
 	int ret;
 
-	u = user_remote_alloc(*(const unsigned int *)test->param_value);
+	u = user_remote_alloc(nr);
 	KUNIT_ASSERT_NOT_NULL(test, u);
+	u->ctx = ctx;
 	migrate_disable();
 	ret = user_remote_start(u);
 	if (!ret)
 		ret = unmap(u, d);
 	user_remote_finish(test, u, ret);
-	expect_remote_counts(test, d);
 }
 
 static void tlb_policy_arch_user_remote(struct kunit *test)
 {
-	user_remote_run(test, user_remote_zap);
+	long d[TLB_STAT_NR] = {};
+
+	user_remote_run(test, *(const unsigned int *)test->param_value,
+			user_remote_zap, FLUSH_TASK, d);
+	expect_remote_counts(test, d);
 }
 
 #ifdef CONFIG_ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH
 /* The same, unmapped through the batched flush of reclaim. */
 static void tlb_policy_arch_user_batch(struct kunit *test)
 {
-	user_remote_run(test, user_remote_batch);
+	long d[TLB_STAT_NR] = {};
+
+	user_remote_run(test, *(const unsigned int *)test->param_value,
+			user_remote_batch, FLUSH_TASK, d);
+	expect_remote_counts(test, d);
+}
+
+/*
+ * One batch that covers two mms, as reclaim builds from the folios of two
+ * processes: each mm has readers on its own half of the other CPUs, and
+ * the batch must reach both halves.
+ */
+static void tlb_policy_arch_user_batch_two(struct kunit *test)
+{
+	struct arch_tlbflush_unmap_batch *batch;
+	struct mm_struct *in_use = NULL;
+	struct user_remote *u[2] = {};
+	struct cpumask *half[2];
+	unsigned int cpu, here, k, n = 0;
+	int ret = 0;
+
+	half[0] = kunit_kzalloc(test, cpumask_size(), GFP_KERNEL);
+	half[1] = kunit_kzalloc(test, cpumask_size(), GFP_KERNEL);
+	batch = kunit_kzalloc(test, sizeof(*batch), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, half[0] && half[1] && batch);
+	for (k = 0; k < 2; k++) {
+		u[k] = user_remote_alloc(4);
+		if (!u[k])
+			ret = -ENOMEM;
+		else
+			u[k]->cpus = half[k];
+	}
+
+	migrate_disable();
+	here = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != here)
+			cpumask_set_cpu(cpu, half[n++ % 2]);
+	if (n < 2 && !ret)
+		ret = -ENODEV;
+	/* Map and read each mm in turn, with it in use on this CPU. */
+	for (k = 0; k < 2 && !ret; k++) {
+		if (in_use)
+			kthread_unuse_mm(in_use);
+		in_use = u[k]->mm;
+		ret = user_remote_start(u[k]);
+	}
+	for (k = 0; k < 2 && !ret; k++)
+		ret = user_remote_clear(u[k], batch);
+	if (!ret)
+		arch_tlbbatch_flush(batch);
+	for (k = 0; k < 2; k++)
+		if (u[k])
+			user_remote_release(u[k]);
+	if (in_use)
+		kthread_unuse_mm(in_use);
+	migrate_enable();
+
+	if (ret) {
+		for (k = 0; k < 2; k++)
+			if (u[k])
+				user_remote_put(u[k]);
+		if (ret == -ENODEV)
+			kunit_skip(test, "needs at least three CPUs");
+		KUNIT_FAIL(test, "setting up the two mms failed: %d", ret);
+		return;
+	}
+	for (k = 0; k < 2; k++)
+		user_remote_check(test, u[k], 0);
 }
 #endif
 
@@ -1008,6 +1268,109 @@ static void tlb_policy_arch_arm64_asid_rollover(struct kunit *test)
 static void tlb_policy_arch_arm64_asid_rollover_away(struct kunit *test)
 {
 	asid_rollover_check(test, false);
+}
+
+/*
+ * Flushes that the ipi method cannot send as IPIs, because it could not
+ * wait for them: a batch flushed and a range flushed with interrupts
+ * disabled or in softirq context. They must still reach every CPU (the
+ * method broadcasts instead), and under the other methods nothing changes.
+ */
+struct ctx_case {
+	enum flush_ctx ctx;
+	bool batch;
+	const char *name;
+};
+
+static const struct ctx_case ctx_cases[] = {
+	{ FLUSH_IRQS_OFF, true, "batch, irqs off" },
+	{ FLUSH_SOFTIRQ, true, "batch, softirq" },
+	{ FLUSH_IRQS_OFF, false, "range, irqs off" },
+	{ FLUSH_SOFTIRQ, false, "range, softirq" },
+};
+
+static void ctx_case_desc(const struct ctx_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(ctx, ctx_cases, ctx_case_desc);
+
+struct range_flush {
+	struct vm_area_struct vma;
+	unsigned long end;
+};
+
+static void range_flush_fn(void *arg)
+{
+	struct range_flush *f = arg;
+
+	flush_tlb_range(&f->vma, USER_ADDR, f->end);
+}
+
+/* Clear the PTEs, then flush them as a range in @u->ctx. */
+static int user_remote_range_ctx(struct user_remote *u, long *d)
+{
+	struct range_flush f = { .end = USER_ADDR + u->nr * PAGE_SIZE };
+	unsigned long before[TLB_STAT_NR];
+	int i, ret;
+
+	vma_init(&f.vma, u->mm);
+	f.vma.vm_start = USER_ADDR;
+	f.vma.vm_end = f.end;
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = tlb_policy_stats_sum(&tlb_policy_stats, i);
+	ret = user_remote_clear(u, NULL);
+	run_in(u->ctx, range_flush_fn, &f);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		d[i] = tlb_policy_stats_sum(&tlb_policy_stats, i) - before[i];
+	return ret;
+}
+
+static void tlb_policy_arch_arm64_flush_ctx(struct kunit *test)
+{
+	const struct ctx_case *c = test->param_value;
+	long d[TLB_STAT_NR] = {};
+
+	user_remote_run(test, 4, c->batch ? user_remote_batch :
+			user_remote_range_ctx, c->ctx, d);
+	if (tlb_policy_method() != TLBI_METHOD_IPI) {
+		expect_remote_counts(test, d);
+	} else if (c->batch) {
+		/* Counted as an ipi flush when queued, as all batches are. */
+		KUNIT_EXPECT_GE(test, d[TLB_STAT_IPI], 1);
+	} else {
+		KUNIT_EXPECT_GE(test, d[TLB_STAT_BROADCAST], 1);
+		KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
+	}
+}
+
+/*
+ * A pinned ASID may be used by a device (SVA through an SMMU), which only
+ * broadcast TLBIs reach: flushes of its mm are broadcast under every
+ * method, even while the mm has only been active on this CPU.
+ */
+static void tlb_policy_arch_arm64_pinned(struct kunit *test)
+{
+	long d[TLB_STAT_NR] = {};
+	unsigned long asid;
+	struct user_mm u;
+
+	user_mm_init(test, &u);
+	migrate_disable();
+	kthread_use_mm(u.mm);
+	asid = arm64_mm_context_get(u.mm);
+	kthread_unuse_mm(u.mm);
+	if (asid) {
+		user_flushes(&u, d);
+		arm64_mm_context_put(u.mm);
+	}
+	migrate_enable();
+	if (!asid)
+		kunit_skip(test, "no ASID can be pinned");
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 3);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL], 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
 }
 #endif /* CONFIG_ARM64 */
 
@@ -1390,6 +1753,62 @@ static void tlb_policy_arch_x86_registered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got->max_ops, want.max_ops);
 }
 
+/*
+ * set_memory_np() of vmalloc pages that every CPU has read: cpa_flush()
+ * must invalidate them everywhere, by page up to max_ops and whole above,
+ * so that a read on any CPU then faults.
+ */
+struct cpa_probe {
+	unsigned long va;
+	unsigned int nr;
+	atomic_t readable;
+};
+
+static void cpa_probe_fn(void *arg)
+{
+	struct cpa_probe *p = arg;
+	unsigned long v;
+	unsigned int i;
+
+	for (i = 0; i < p->nr; i++)
+		if (!copy_from_kernel_nofault(&v, (void *)(p->va + i * PAGE_SIZE),
+					      sizeof(v)))
+			atomic_inc(&p->readable);
+}
+
+static const unsigned int cpa_pages[] = { 1, 32, 33, 34 };
+
+KUNIT_ARRAY_PARAM(cpa, cpa_pages, pages_desc);
+
+static void tlb_policy_arch_x86_cpa(struct kunit *test)
+{
+	struct cpa_probe p = { .nr = *(const unsigned int *)test->param_value };
+	int before, after, ret;
+	void *buf;
+
+	buf = vmalloc(p.nr * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(buf, 0x5a, p.nr * PAGE_SIZE);
+	p.va = (unsigned long)buf;
+	/* Every CPU caches the translations. */
+	on_each_cpu(cpa_probe_fn, &p, 1);
+	before = atomic_read(&p.readable);
+	atomic_set(&p.readable, 0);
+	ret = set_memory_np(p.va, p.nr);
+	on_each_cpu(cpa_probe_fn, &p, 1);
+	after = atomic_read(&p.readable);
+	/* Present again before the pages go back, direct map included. */
+	if (!ret)
+		set_memory_p(p.va, p.nr);
+	vfree(buf);
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, before, p.nr * num_online_cpus());
+	KUNIT_EXPECT_EQ_MSG(test, after, 0,
+			    "%d stale reads of %u non-present pages on %u CPUs",
+			    after, p.nr, num_online_cpus());
+}
+
 #if defined(CONFIG_DEBUG_TLBFLUSH) && defined(CONFIG_VM_EVENT_COUNTERS)
 /*
  * A flush of an mm that another CPU holds is counted once by the policy,
@@ -1440,12 +1859,16 @@ static int tlb_policy_arch_init(struct kunit *test)
 static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_kernel_range, kernel_range_gen_params),
 	KUNIT_CASE(tlb_policy_arch_kernel_range_unaligned),
+#ifdef CONFIG_HOTPLUG_CPU
+	KUNIT_CASE(tlb_policy_arch_hotplug_kernel_range),
+#endif
 	KUNIT_CASE(tlb_policy_arch_user_local),
 	KUNIT_CASE(tlb_policy_arch_user_moved),
 	KUNIT_CASE(tlb_policy_arch_user_several),
 	KUNIT_CASE_PARAM(tlb_policy_arch_user_remote, user_remote_gen_params),
 #ifdef CONFIG_ARCH_WANT_BATCHED_UNMAP_TLB_FLUSH
 	KUNIT_CASE_PARAM(tlb_policy_arch_user_batch, user_remote_gen_params),
+	KUNIT_CASE(tlb_policy_arch_user_batch_two),
 #endif
 	KUNIT_CASE(tlb_policy_arch_young),
 #ifdef CONFIG_ARM64_CONTPTE
@@ -1457,6 +1880,8 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_max_ops, max_ops_gen_params),
 	KUNIT_CASE(tlb_policy_arch_arm64_asid_rollover),
 	KUNIT_CASE(tlb_policy_arch_arm64_asid_rollover_away),
+	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_flush_ctx, ctx_gen_params),
+	KUNIT_CASE(tlb_policy_arch_arm64_pinned),
 #endif
 #ifdef CONFIG_RISCV
 	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_decisions,
@@ -1469,6 +1894,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_x86_decisions, x86_decide_gen_params),
 	KUNIT_CASE(tlb_policy_arch_x86_describe),
 	KUNIT_CASE(tlb_policy_arch_x86_registered),
+	KUNIT_CASE_PARAM(tlb_policy_arch_x86_cpa, cpa_gen_params),
 #if defined(CONFIG_DEBUG_TLBFLUSH) && defined(CONFIG_VM_EVENT_COUNTERS)
 	KUNIT_CASE(tlb_policy_arch_x86_vmstat),
 #endif

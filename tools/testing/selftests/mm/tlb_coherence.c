@@ -29,6 +29,19 @@
  * The pageout case reclaims the pages to swap with MADV_PAGEOUT, which
  * goes through the batched flush of reclaim; it is skipped without swap.
  *
+ * The lazy case zaps with MADV_DONTNEED while the readers sleep, so that
+ * their CPUs are idle with the process's mm still loaded (lazy TLB): a
+ * kernel may skip such CPUs, but must then flush them when they return
+ * to the mm, which they do without loading a new address space.
+ *
+ * Two cases change the system under the flushes: hotplug zaps with
+ * MADV_DONTNEED while a child process takes the last reader's CPU offline
+ * and back online (the readers pin themselves again before each look),
+ * and switch changes protections with mprotect while a child process
+ * writes the policy's method and max_ops in debugfs, which are put back
+ * afterwards. Each is skipped without its files, and fails if its child
+ * never got a write through.
+ *
  * A generation counter, bumped by the writer only while the readers are
  * idle, says which phase a reader is checking, so that a read can never
  * be blamed on a change that was still in progress. Every old value is
@@ -85,6 +98,11 @@ struct tcase {
 	int (*change)(int pages);
 	void (*cleanup)(int pages);
 	bool own;		/* also run by own_cpu */
+	bool lazy;		/* readers sleep through the change */
+	/* Run by a child while the rounds run; 0, or why it cannot. */
+	const char *(*churn_check)(void);
+	void (*churn)(void);
+	void (*churn_done)(void);
 };
 
 static long page_size;
@@ -104,6 +122,8 @@ static unsigned long new_base;
 static int expect;
 static bool stop;
 static int park;		/* readers sleep while it is set */
+static int repin;		/* readers pin themselves before each look */
+static unsigned long *churned;	/* writes the churn child got through */
 static unsigned long acks;
 static unsigned long checks, stale, unexpected;
 
@@ -185,6 +205,14 @@ static void *reader(void *arg)
 		if (LOAD(stop))
 			break;
 		seen = g;
+		/* Back on its CPU, if it went offline and came back. */
+		if (LOAD(repin)) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
 		n = LOAD(nr_pages);
 		old = LOAD(old_base);
 		new = LOAD(new_base);
@@ -409,6 +437,131 @@ static int setup_migrate(int pages)
 	return move_pages(pages, 0, status) ? -1 : 0;
 }
 
+static void park_readers(bool on)
+{
+	STORE(park, on);
+	if (on)
+		usleep(20000);	/* let them fall asleep, leaving their CPUs idle */
+	else
+		syscall(SYS_futex, &park, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+			NULL, 0);
+}
+
+/* ---- hotplug and switch: the system changes under the flushes --------- */
+
+#define DEBUGFS_DIR	"/sys/kernel/debug/tlb_policy/"
+
+static char hotplug_path[64];
+
+static bool write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+static bool read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+static const char *hotplug_check(void)
+{
+	char buf[8];
+
+	snprintf(hotplug_path, sizeof(hotplug_path),
+		 "/sys/devices/system/cpu/cpu%d/online",
+		 reader_cpu[nr_readers - 1]);
+	if (!read_file(hotplug_path, buf, sizeof(buf)) || strcmp(buf, "1"))
+		return "the last reader's CPU cannot go offline";
+	return NULL;
+}
+
+static void hotplug_churn(void)
+{
+	for (;;) {
+		if (write_file(hotplug_path, "0"))
+			INC(*churned);
+		usleep(10000);
+		if (write_file(hotplug_path, "1"))
+			INC(*churned);
+		usleep(10000);
+	}
+}
+
+static void hotplug_done(void)
+{
+	if (!write_file(hotplug_path, "1"))
+		ksft_exit_fail_msg("%s: cannot bring the CPU back\n",
+				   hotplug_path);
+}
+
+/* The settings to put back, and the methods this kernel offers. */
+static char saved_method[32], saved_max_ops[32];
+static char methods[4][32];
+static int nr_methods;
+
+static const char *switch_check(void)
+{
+	char buf[128], *tok, *save;
+
+	if (!read_file(DEBUGFS_DIR "method", buf, sizeof(buf)) ||
+	    !read_file(DEBUGFS_DIR "max_ops", saved_max_ops,
+		       sizeof(saved_max_ops)))
+		return "no " DEBUGFS_DIR;
+	nr_methods = 0;
+	for (tok = strtok_r(buf, " ", &save); tok && nr_methods < 4;
+	     tok = strtok_r(NULL, " ", &save)) {
+		bool current = tok[0] == '[';
+
+		tok += current;
+		tok[strcspn(tok, ":]")] = '\0';
+		snprintf(methods[nr_methods++], sizeof(methods[0]), "%s", tok);
+		if (current)
+			snprintf(saved_method, sizeof(saved_method), "%s", tok);
+	}
+	return NULL;
+}
+
+static void switch_churn(void)
+{
+	static const char * const max_ops[] = { "0", "1", "33", "64", "511" };
+	unsigned int i;
+
+	for (i = 0;; i++) {
+		if (write_file(DEBUGFS_DIR "method", methods[i % nr_methods]))
+			INC(*churned);
+		if (write_file(DEBUGFS_DIR "max_ops",
+			       max_ops[i % ARRAY_SIZE(max_ops)]))
+			INC(*churned);
+		usleep(2000);
+	}
+}
+
+static void switch_done(void)
+{
+	if (!write_file(DEBUGFS_DIR "method", saved_method) ||
+	    !write_file(DEBUGFS_DIR "max_ops", saved_max_ops))
+		ksft_exit_fail_msg("cannot put back method %s max_ops %s\n",
+				   saved_method, saved_max_ops);
+}
+
 #define TCASE(n, e, s, c, ...) \
 	{ .name = n, .expect = e, .setup = s, .change = c, __VA_ARGS__ }
 static const struct tcase cases[] = {
@@ -423,6 +576,13 @@ static const struct tcase cases[] = {
 	      .cleanup = cleanup_cow),
 	TCASE("migrate", EXPECT_NEW, setup_migrate, change_migrate),
 	TCASE("pageout", EXPECT_NEW, setup_anon, change_pageout, .own = true),
+	TCASE("lazy", EXPECT_ZERO, setup_anon, change_dontneed, .lazy = true),
+	TCASE("hotplug", EXPECT_ZERO, setup_anon, change_dontneed,
+	      .churn_check = hotplug_check, .churn = hotplug_churn,
+	      .churn_done = hotplug_done),
+	TCASE("switch", EXPECT_FAULT, setup_anon, change_mprotect,
+	      .churn_check = switch_check, .churn = switch_churn,
+	      .churn_done = switch_done),
 };
 
 static double now(void)
@@ -447,6 +607,8 @@ static void run_case(const struct tcase *tc, double seconds)
 {
 	unsigned long rounds = 0, round_id = 0;
 	double end = now() + seconds;
+	const char *why;
+	pid_t churner = 0;
 	int k = 0;
 
 	STORE(checks, 0);
@@ -461,6 +623,22 @@ static void run_case(const struct tcase *tc, double seconds)
 		ksft_test_result_skip("%s: needs swap\n", tc->name);
 		return;
 	}
+	why = tc->churn_check ? tc->churn_check() : NULL;
+	if (why) {
+		ksft_test_result_skip("%s: %s\n", tc->name, why);
+		return;
+	}
+	if (tc->churn) {
+		*churned = 0;
+		churner = fork();
+		if (churner < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		if (!churner) {
+			tc->churn();
+			_exit(0);
+		}
+		STORE(repin, 1);
+	}
 	paged_out = 0;
 	paged_total = 0;
 	do {
@@ -474,22 +652,36 @@ static void run_case(const struct tcase *tc, double seconds)
 			ksft_exit_fail_msg("%s: setup: %s\n", tc->name, strerror(errno));
 		STORE(nr_pages, pages);
 		run_phase();		/* A: every reader loads the old page */
+		if (tc->lazy)
+			park_readers(true);
 		if (tc->change(pages))
 			ksft_exit_fail_msg("%s: change of %d pages: %s\n", tc->name,
 					   pages, strerror(errno));
+		if (tc->lazy)
+			park_readers(false);
 		run_phase();		/* B: every reader must see the change */
 		if (tc->cleanup)
 			tc->cleanup(pages);
 		rounds++;
-	} while (now() < end || k < (int)ARRAY_SIZE(sizes));
+	} while (now() < end || k < (int)ARRAY_SIZE(sizes) ||
+		 (churner > 0 && !LOAD(*churned) && now() < end + 10));
 
+	if (churner > 0) {
+		kill(churner, SIGKILL);
+		waitpid(churner, NULL, 0);
+		tc->churn_done();
+		STORE(repin, 0);
+		ksft_print_msg("%s: %lu changes by the churning child\n",
+			       tc->name, LOAD(*churned));
+	}
 	ksft_print_msg("%s: rounds=%lu checks=%lu stale=%lu unexpected=%lu\n",
 		       tc->name, rounds, checks, stale, unexpected);
 	if (paged_total)
 		ksft_print_msg("%s: %lu of %lu pages reclaimed\n", tc->name,
 			       paged_out, paged_total);
 	ksft_test_result(!stale && !unexpected &&
-			 (tc->change != change_pageout || paged_out),
+			 (tc->change != change_pageout || paged_out) &&
+			 (churner <= 0 || LOAD(*churned)),
 			 "%s\n", tc->name);
 }
 
@@ -535,16 +727,6 @@ static void report_children(const char *name, unsigned long rounds)
 		       name, rounds, child_count[0], child_count[1],
 		       child_count[2]);
 	ksft_test_result(!child_count[1] && !child_count[2], "%s\n", name);
-}
-
-static void park_readers(bool on)
-{
-	STORE(park, on);
-	if (on)
-		usleep(20000);	/* let them fall asleep, leaving their CPUs idle */
-	else
-		syscall(SYS_futex, &park, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
-			NULL, 0);
 }
 
 /* Every page must now read as zero, the new (empty) contents. */
@@ -1029,7 +1211,7 @@ static void usage(const char *prog)
 		"  -d  seconds per case (default 2)\n"
 		"  -c  coherence cases to run (default all):\n"
 		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate,\n"
-		"      pageout,cpu_hop,own_cpu\n"
+		"      pageout,lazy,hotplug,switch,cpu_hop,own_cpu\n"
 		"  -t  measure throughput instead of coherence\n"
 		"  -a  check coherence, then measure throughput\n", prog);
 	exit(KSFT_FAIL);
@@ -1094,6 +1276,7 @@ int main(int argc, char **argv)
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		child_count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		churned = child_count == MAP_FAILED ? NULL : child_count + 8;
 		memfd = memfd_create("tlb_coherence", 0);
 		have_swap = swap_on();
 		if (region == MAP_FAILED || child_count == MAP_FAILED ||
