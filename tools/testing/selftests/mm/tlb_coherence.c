@@ -32,7 +32,9 @@
  * The lazy case zaps with MADV_DONTNEED while the readers sleep, so that
  * their CPUs are idle with the process's mm still loaded (lazy TLB): a
  * kernel may skip such CPUs, but must then flush them when they return
- * to the mm, which they do without loading a new address space.
+ * to the mm, which they do without loading a new address space. (From
+ * 512 pages on, the zap may free a page table, and its flush then reaches
+ * lazy CPUs directly.)
  *
  * Two cases change the system under the flushes: hotplug zaps with
  * MADV_DONTNEED while a child process takes the last reader's CPU offline
@@ -68,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,7 +105,7 @@ struct tcase {
 	/* Run by a child while the rounds run; 0, or why it cannot. */
 	const char *(*churn_check)(void);
 	void (*churn)(void);
-	void (*churn_done)(void);
+	bool (*churn_done)(void);	/* put back; false if it cannot */
 };
 
 static long page_size;
@@ -161,13 +164,18 @@ static bool read_page(int i, unsigned long *val)
 	return true;
 }
 
-static void pin(int cpu)
+static int try_pin(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void pin(int cpu)
+{
+	if (try_pin(cpu))
 		ksft_exit_fail_msg("pinning to CPU %d: %s\n", cpu, strerror(errno));
 }
 
@@ -206,13 +214,8 @@ static void *reader(void *arg)
 			break;
 		seen = g;
 		/* Back on its CPU, if it went offline and came back. */
-		if (LOAD(repin)) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			sched_setaffinity(0, sizeof(set), &set);
-		}
+		if (LOAD(repin))
+			try_pin(cpu);
 		n = LOAD(nr_pages);
 		old = LOAD(old_base);
 		new = LOAD(new_base);
@@ -490,6 +493,12 @@ static const char *hotplug_check(void)
 		 reader_cpu[nr_readers - 1]);
 	if (!read_file(hotplug_path, buf, sizeof(buf)) || strcmp(buf, "1"))
 		return "the last reader's CPU cannot go offline";
+	/* A trial: without the right, or on a CPU that refuses, skip. */
+	if (!write_file(hotplug_path, "0"))
+		return "the last reader's CPU does not go offline";
+	if (!write_file(hotplug_path, "1"))
+		ksft_exit_fail_msg("%s: cannot bring the CPU back\n",
+				   hotplug_path);
 	return NULL;
 }
 
@@ -505,11 +514,9 @@ static void hotplug_churn(void)
 	}
 }
 
-static void hotplug_done(void)
+static bool hotplug_done(void)
 {
-	if (!write_file(hotplug_path, "1"))
-		ksft_exit_fail_msg("%s: cannot bring the CPU back\n",
-				   hotplug_path);
+	return write_file(hotplug_path, "1");
 }
 
 /* The settings to put back, and the methods this kernel offers. */
@@ -528,12 +535,13 @@ static const char *switch_check(void)
 	nr_methods = 0;
 	for (tok = strtok_r(buf, " ", &save); tok && nr_methods < 4;
 	     tok = strtok_r(NULL, " ", &save)) {
-		bool current = tok[0] == '[';
+		bool in_force = tok[0] == '[';
 
-		tok += current;
+		if (in_force)
+			tok++;
 		tok[strcspn(tok, ":]")] = '\0';
 		snprintf(methods[nr_methods++], sizeof(methods[0]), "%s", tok);
-		if (current)
+		if (in_force)
 			snprintf(saved_method, sizeof(saved_method), "%s", tok);
 	}
 	return NULL;
@@ -554,12 +562,48 @@ static void switch_churn(void)
 	}
 }
 
-static void switch_done(void)
+static bool switch_done(void)
 {
-	if (!write_file(DEBUGFS_DIR "method", saved_method) ||
-	    !write_file(DEBUGFS_DIR "max_ops", saved_max_ops))
-		ksft_exit_fail_msg("cannot put back method %s max_ops %s\n",
-				   saved_method, saved_max_ops);
+	return write_file(DEBUGFS_DIR "method", saved_method) &&
+	       write_file(DEBUGFS_DIR "max_ops", saved_max_ops);
+}
+
+/*
+ * The churning child of the case running, if any. It dies with this
+ * process, and what it changed is put back on any exit.
+ */
+static const struct tcase *churn_case;
+static pid_t churn_pid;
+
+static void churn_stop(void)
+{
+	const struct tcase *tc = churn_case;
+
+	if (churn_pid <= 0)
+		return;
+	kill(churn_pid, SIGKILL);
+	waitpid(churn_pid, NULL, 0);
+	churn_pid = 0;
+	if (!tc->churn_done())
+		ksft_print_msg("%s: cannot put back what the child changed\n",
+			       tc->name);
+}
+
+static void churn_start(const struct tcase *tc)
+{
+	*churned = 0;
+	churn_case = tc;
+	churn_pid = fork();
+	if (churn_pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (churn_pid)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Off CPU 0, where the writer spins, and off the CPU it unplugs. */
+	if (nr_readers > 1)
+		try_pin(reader_cpu[0]);
+	tc->churn();
+	_exit(0);
 }
 
 #define TCASE(n, e, s, c, ...) \
@@ -608,7 +652,7 @@ static void run_case(const struct tcase *tc, double seconds)
 	unsigned long rounds = 0, round_id = 0;
 	double end = now() + seconds;
 	const char *why;
-	pid_t churner = 0;
+	bool last = false;
 	int k = 0;
 
 	STORE(checks, 0);
@@ -629,19 +673,12 @@ static void run_case(const struct tcase *tc, double seconds)
 		return;
 	}
 	if (tc->churn) {
-		*churned = 0;
-		churner = fork();
-		if (churner < 0)
-			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-		if (!churner) {
-			tc->churn();
-			_exit(0);
-		}
+		churn_start(tc);
 		STORE(repin, 1);
 	}
 	paged_out = 0;
 	paged_total = 0;
-	do {
+	for (;;) {
 		int pages = sizes[k++ % ARRAY_SIZE(sizes)];
 
 		round_id++;
@@ -663,13 +700,18 @@ static void run_case(const struct tcase *tc, double seconds)
 		if (tc->cleanup)
 			tc->cleanup(pages);
 		rounds++;
-	} while (now() < end || k < (int)ARRAY_SIZE(sizes) ||
-		 (churner > 0 && !LOAD(*churned) && now() < end + 10));
-
-	if (churner > 0) {
-		kill(churner, SIGKILL);
-		waitpid(churner, NULL, 0);
-		tc->churn_done();
+		if (last)
+			break;
+		if (now() < end || k < (int)ARRAY_SIZE(sizes) ||
+		    (tc->churn && !LOAD(*churned) && now() < end + 10))
+			continue;
+		if (!tc->churn)
+			break;
+		/* One more round, in which the readers pin themselves back. */
+		churn_stop();
+		last = true;
+	}
+	if (tc->churn) {
 		STORE(repin, 0);
 		ksft_print_msg("%s: %lu changes by the churning child\n",
 			       tc->name, LOAD(*churned));
@@ -681,7 +723,7 @@ static void run_case(const struct tcase *tc, double seconds)
 			       paged_out, paged_total);
 	ksft_test_result(!stale && !unexpected &&
 			 (tc->change != change_pageout || paged_out) &&
-			 (churner <= 0 || LOAD(*churned)),
+			 (!tc->churn || LOAD(*churned)),
 			 "%s\n", tc->name);
 }
 
@@ -1277,6 +1319,7 @@ int main(int argc, char **argv)
 		child_count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		churned = child_count == MAP_FAILED ? NULL : child_count + 8;
+		atexit(churn_stop);
 		memfd = memfd_create("tlb_coherence", 0);
 		have_swap = swap_on();
 		if (region == MAP_FAILED || child_count == MAP_FAILED ||
