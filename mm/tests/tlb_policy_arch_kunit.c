@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/hugetlb.h>
 #include <linux/kthread.h>
@@ -216,16 +217,33 @@ struct hotplug_churn {
 	atomic_t cycles;
 };
 
+/*
+ * Bring @cpu back. A riscv hart may still be stopping in the firmware
+ * ("may not have stopped"), which then refuses to start it: try again
+ * for up to a second.
+ */
+static int hotplug_add(unsigned int cpu)
+{
+	int err, tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		err = add_cpu(cpu);
+		if (!err)
+			break;
+		msleep(20);
+	}
+	return err;
+}
+
 static int hotplug_churn_fn(void *arg)
 {
 	struct hotplug_churn *c = arg;
-
 	int err = 0;
 
 	while (!kthread_should_stop() && !err) {
 		err = remove_cpu(c->cpu);
 		if (!err)
-			err = add_cpu(c->cpu);
+			err = hotplug_add(c->cpu);
 		if (!err)
 			atomic_inc(&c->cycles);
 	}
@@ -281,7 +299,7 @@ static void tlb_policy_arch_hotplug_kernel_range(struct kunit *test)
 		}
 		kthread_stop(t);
 		if (!cpu_online(c.cpu))
-			add_cpu(c.cpu);
+			hotplug_add(c.cpu);
 	}
 	migrate_enable();
 	vunmap((void *)r.va);

@@ -484,6 +484,19 @@ static bool read_file(const char *path, char *buf, size_t size)
 	return true;
 }
 
+/* A riscv hart may still be stopping: try for up to a second. */
+static bool hotplug_online(void)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (write_file(hotplug_path, "1"))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static const char *hotplug_check(void)
 {
 	char buf[8];
@@ -496,7 +509,7 @@ static const char *hotplug_check(void)
 	/* A trial: without the right, or on a CPU that refuses, skip. */
 	if (!write_file(hotplug_path, "0"))
 		return "the last reader's CPU does not go offline";
-	if (!write_file(hotplug_path, "1"))
+	if (!hotplug_online())
 		ksft_exit_fail_msg("%s: cannot bring the CPU back\n",
 				   hotplug_path);
 	return NULL;
@@ -508,7 +521,7 @@ static void hotplug_churn(void)
 		if (write_file(hotplug_path, "0"))
 			INC(*churned);
 		usleep(10000);
-		if (write_file(hotplug_path, "1"))
+		if (hotplug_online())
 			INC(*churned);
 		usleep(10000);
 	}
@@ -516,7 +529,7 @@ static void hotplug_churn(void)
 
 static bool hotplug_done(void)
 {
-	return write_file(hotplug_path, "1");
+	return hotplug_online();
 }
 
 /* The settings to put back, and the methods this kernel offers. */
