@@ -527,11 +527,6 @@ static void hotplug_churn(void)
 	}
 }
 
-static bool hotplug_done(void)
-{
-	return hotplug_online();
-}
-
 /* The settings to put back, and the methods this kernel offers. */
 static char saved_method[32], saved_max_ops[32];
 static char methods[4][32];
@@ -636,7 +631,7 @@ static const struct tcase cases[] = {
 	TCASE("lazy", EXPECT_ZERO, setup_anon, change_dontneed, .lazy = true),
 	TCASE("hotplug", EXPECT_ZERO, setup_anon, change_dontneed,
 	      .churn_check = hotplug_check, .churn = hotplug_churn,
-	      .churn_done = hotplug_done),
+	      .churn_done = hotplug_online),
 	TCASE("switch", EXPECT_FAULT, setup_anon, change_mprotect,
 	      .churn_check = switch_check, .churn = switch_churn,
 	      .churn_done = switch_done),
