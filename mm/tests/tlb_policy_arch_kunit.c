@@ -14,6 +14,7 @@
  * guest invalidates them, so a missed flush shows up there as well.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -1614,6 +1615,77 @@ static void tlb_policy_arch_riscv_registered(struct kunit *test)
 	if (riscv_tlb_cip_1200)
 		KUNIT_EXPECT_EQ(test, tlb_policy_max_ops(), 0);
 }
+
+static atomic_t riscv_fence_calls;
+
+static int riscv_fence_fails(const struct cpumask *cpu_mask,
+			     unsigned long start, unsigned long size,
+			     unsigned long asid)
+{
+	atomic_inc(&riscv_fence_calls);
+	return -EIO;
+}
+
+static void riscv_fence_restore(void *usable)
+{
+	WRITE_ONCE(riscv_tlb_fence_usable, (bool)(unsigned long)usable);
+}
+
+/* A range flush by address, and one over max_ops (a full flush). */
+static const unsigned int riscv_fence_pages[] = { 2, 65 };
+
+KUNIT_ARRAY_PARAM(riscv_fence, riscv_fence_pages, pages_desc);
+
+/*
+ * A remote fence that fails must not leave other harts' entries behind:
+ * the flush falls back to IPIs, and later flushes no longer try the
+ * fence. The fence fails only for calls from this test's thread.
+ */
+static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
+{
+	unsigned int nr = *(const unsigned int *)test->param_value;
+	unsigned long size = (unsigned long)nr * PAGE_SIZE;
+	struct remap r = { .nr = nr };
+	bool usable = READ_ONCE(riscv_tlb_fence_usable);
+	int stale, calls, ret;
+
+	if (!usable || tlb_policy_method() != TLBI_METHOD_BROADCAST)
+		kunit_skip(test, "flushes do not use the SBI remote fence");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs another online hart");
+
+	r.old = alloc_filled(test, nr, OLD_BASE);
+	r.new = alloc_filled(test, nr, NEW_BASE);
+	r.va = (unsigned long)vmap(r.old, nr, VM_MAP, PAGE_KERNEL);
+	KUNIT_ASSERT_NE(test, r.va, 0);
+	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
+
+	atomic_set(&riscv_fence_calls, 0);
+	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
+					(void *)(unsigned long)usable);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
+				   riscv_fence_fails);
+
+	remap_flush(&r, r.va, r.va + size);
+	stale = read_on_each_cpu(&r, NEW_BASE);
+	calls = atomic_read(&riscv_fence_calls);
+	KUNIT_EXPECT_EQ_MSG(test, stale, 0,
+			    "%d stale reads of %u pages on %u CPUs after a failed fence",
+			    stale, nr, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, calls, 1);
+	usable = READ_ONCE(riscv_tlb_fence_usable);
+	KUNIT_EXPECT_FALSE_MSG(test, usable, "the fence is still in use");
+
+	/* The next flush goes by IPI without trying the fence. */
+	flush_tlb_kernel_range(r.va, r.va + size);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_calls), calls,
+			    "the next flush tried the failed fence again");
+
+	vunmap((void *)r.va);
+	free_all(r.old, nr);
+	free_all(r.new, nr);
+}
 #endif /* CONFIG_RISCV */
 
 /* UML on an x86_64 host sets CONFIG_X86_64 too, but not CONFIG_X86. */
@@ -1947,6 +2019,8 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 			 riscv_decide_gen_params),
 	KUNIT_CASE(tlb_policy_arch_riscv_describe),
 	KUNIT_CASE(tlb_policy_arch_riscv_registered),
+	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_fence_fails,
+			 riscv_fence_gen_params),
 #endif
 #if defined(CONFIG_X86) && defined(CONFIG_X86_64)
 	KUNIT_CASE(tlb_policy_arch_x86_generation),
