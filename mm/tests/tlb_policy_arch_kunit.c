@@ -1631,7 +1631,7 @@ static void riscv_fence_restore(void *usable)
 	WRITE_ONCE(riscv_tlb_fence_usable, (bool)(unsigned long)usable);
 }
 
-/* A range flush by address, and one over max_ops (a full flush). */
+/* With the default max_ops of 64: a flush by address, and a full one. */
 static const unsigned int riscv_fence_pages[] = { 2, 65 };
 
 KUNIT_ARRAY_PARAM(riscv_fence, riscv_fence_pages, pages_desc);

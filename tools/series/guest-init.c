@@ -14,6 +14,9 @@
  * stress-ng), it then runs "stress-ng --tlb-shootdown 4" for SECS
  * seconds, the workload of the arm64 local-flush RFC, with the flush
  * counters reset before and printed after as "tlbp-init: stress-stat".
+ *
+ * With tlbp_cost=1 it runs /tlbp_cost (tools/series/cost-workload.c)
+ * instead of the selftest, for tools/series/cost.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -185,6 +188,13 @@ int main(void)
 	cat("young", "/sys/kernel/debug/tlb_policy/young");
 	check_ceiling_alias();
 
+	if (getenv("tlbp_cost")) {
+		char *cost[] = { "/tlbp_cost", NULL };
+
+		printf("tlbp-init: cost exit %d\n", run(cost));
+		goto out;
+	}
+
 	argv[argc++] = "/tlb_coherence";
 	for (tok = strtok(args ? args : "", ","); tok && argc < 31;
 	     tok = strtok(NULL, ","))
@@ -202,6 +212,7 @@ int main(void)
 	printf("tlbp-init: selftest exit %d\n", run(argv));
 	if (stress)
 		run_stress(stress);
+out:
 	printf("tlbp-init: done\n");
 	fflush(stdout);
 	/*

@@ -167,6 +167,21 @@ bisect_lock() {
 	echo $$ >"$(bisect_lockfile "$1")"
 }
 
+# The Debian mirror apt is configured with (TLBP_DEBIAN_MIRROR overrides):
+# the archive of its package lists, or, with no lists yet, the first
+# non-security Debian source of its sources files. Empty when none.
+debian_mirror() {
+	local m=${TLBP_DEBIAN_MIRROR:-}
+	[ -n "$m" ] || m=$(apt-get indextargets --format '$(REPO_URI)' \
+		'Label: Debian' 'Component: main' 2>/dev/null | sort -u | head -n 1 || true)
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null |
+		sed -n -e 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' \
+			-e 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' |
+		grep -v -e security -e '^#' | grep '/debian/\?$' | head -n 1 || true)
+	printf '%s\n' "$m"
+}
+
 usage_if_help() {
 	case "${1:-}" in
 	-h | --help)
