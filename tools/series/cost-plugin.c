@@ -5,10 +5,12 @@
  * instruction, and the barriers, TLB invalidations, atomics, interrupt
  * disables and divisions among them, decoded from the instruction bytes.
  *
- * The guest brackets the operations it wants counted with "on" and "off"
- * markers and ends a workload with "report", which writes one line of the
- * counts gathered since the last report and starts a new phase. Markers
- * are NOPs on hardware:
+ * The guest brackets each operation it wants counted with "on" and "off"
+ * markers (a window) and ends a workload with "report", which writes one
+ * line for the windows since the last report and starts a new phase: for
+ * each class the median over the windows ("insn=") and the sum
+ * ("sum.insn="). A timer tick that lands in a few windows moves the sum
+ * but not the median. Markers are NOPs on hardware:
  *   arm64   hint #0x70, #0x71, #0x72
  *   riscv   addi x0, x0, 0x70 / 0x71 / 0x72
  *   x86_64  nopl 0x7e5c0570(%rax), ...0571, ...0572
@@ -64,7 +66,8 @@ static FILE *out;
 
 static uint64_t raw[C_NR];	/* since start; updated inline */
 static uint64_t on_at[C_NR];	/* raw at the last "on" */
-static uint64_t acc[C_NR];	/* this phase, between on and off */
+static uint64_t (*win)[C_NR];	/* this phase's windows */
+static size_t nwin, maxwin;
 static int on;
 static unsigned int phase;
 
@@ -244,32 +247,77 @@ static void mark_off(unsigned int vcpu, void *udata)
 
 	if (!on)
 		return;
-	for (c = 0; c < C_NR; c++)
-		acc[c] += raw[c] - on_at[c];
 	on = 0;
+	if (nwin == maxwin) {
+		void *w = realloc(win, (maxwin * 2 + 64) * sizeof(*win));
+
+		if (!w) {
+			fprintf(stderr, "cost-plugin: out of memory\n");
+			exit(1);
+		}
+		win = w;
+		maxwin = maxwin * 2 + 64;
+	}
+	for (c = 0; c < C_NR; c++)
+		win[nwin][c] = raw[c] - on_at[c];
+	nwin++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of class @c over the windows (the lower one of two). */
+static uint64_t median(int c, uint64_t *tmp)
+{
+	size_t i;
+
+	for (i = 0; i < nwin; i++)
+		tmp[i] = win[i][c];
+	qsort(tmp, nwin, sizeof(*tmp), cmp_u64);
+	return nwin ? tmp[(nwin - 1) / 2] : 0;
 }
 
 static void mark_report(unsigned int vcpu, void *udata)
 {
-	char line[1024];
+	uint64_t *tmp, sum, med;
+	size_t i, size = 64 + C_NR * 64;
+	char *line;
 	int c, len;
 
 	mark_off(vcpu, udata);
-	len = snprintf(line, sizeof(line), "tlbp-cost phase=%u", phase++);
-	for (c = 0; c < C_NR; c++)
-		if (acc[c] && len < (int)sizeof(line))
-			len += snprintf(line + len, sizeof(line) - len,
-					" %s=%llu", cls_name[c],
-					(unsigned long long)acc[c]);
-	if (len < (int)sizeof(line) - 1)
-		strcat(line, "\n");
+	tmp = calloc(nwin + 1, sizeof(*tmp));
+	line = malloc(size);
+	if (!tmp || !line) {
+		fprintf(stderr, "cost-plugin: out of memory\n");
+		exit(1);
+	}
+	len = snprintf(line, size, "tlbp-cost phase=%u windows=%zu", phase++,
+		       nwin);
+	for (c = 0; c < C_NR; c++) {
+		for (sum = 0, i = 0; i < nwin; i++)
+			sum += win[i][c];
+		if (!sum)
+			continue;
+		med = median(c, tmp);
+		len += snprintf(line + len, size - len,
+				" %s=%llu sum.%s=%llu", cls_name[c],
+				(unsigned long long)med, cls_name[c],
+				(unsigned long long)sum);
+	}
+	snprintf(line + len, size - len, "\n");
 	if (out) {
 		fputs(line, out);
 		fflush(out);
 	} else {
 		qemu_plugin_outs(line);
 	}
-	memset(acc, 0, sizeof(acc));
+	free(line);
+	free(tmp);
+	nwin = 0;
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)

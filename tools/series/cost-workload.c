@@ -239,12 +239,13 @@ static void wl_pipe(void)
 		_exit(0);
 	}
 	for (i = 0; i < WARM + iters; i++) {
-		if (i == WARM)
+		if (i >= WARM)
 			ON();
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			die("ping-pong");
+		if (i >= WARM)
+			OFF();
 	}
-	OFF();
 	waitpid(pid, NULL, 0);
 	report("pipe-pingpong", iters);
 }
