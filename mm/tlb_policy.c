@@ -52,6 +52,9 @@ DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
 EXPORT_SYMBOL(tlb_policy_ipi_key);
 DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
 EXPORT_SYMBOL(tlb_policy_auto_key);
+/* Counting is off until someone asks: see tlb_policy_stats_enable(). */
+DEFINE_STATIC_KEY_FALSE(tlb_policy_stats_key);
+EXPORT_SYMBOL(tlb_policy_stats_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
 EXPORT_PER_CPU_SYMBOL(tlb_policy_stats);
 
@@ -425,6 +428,23 @@ int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
 	return 0;
 }
 
+/**
+ * tlb_policy_stats_enable() - start or stop counting flushes
+ * @on: count from now on, or stop.
+ *
+ * Requests nest: counting goes on with the first and off with the last
+ * one taken back, so that a test and a person at the debugfs file do not
+ * turn it off under each other. Sleeps (it patches code).
+ */
+void tlb_policy_stats_enable(bool on)
+{
+	if (on)
+		static_branch_inc(&tlb_policy_stats_key);
+	else
+		static_branch_dec(&tlb_policy_stats_key);
+}
+EXPORT_SYMBOL_GPL(tlb_policy_stats_enable);
+
 /* Make @p the live policy. Called with tlb_policy_mutex held, or at init. */
 static void tlb_policy_publish(const struct tlb_policy *p)
 {
@@ -560,26 +580,6 @@ const struct tlb_policy_arch *tlb_policy_arch_get(void)
 }
 EXPORT_SYMBOL_GPL(tlb_policy_arch_get);
 
-/*
- * An architecture may flush, and count, before setup_per_cpu_areas(), as
- * arm64 does from paging_init(). Those counts land in the per-CPU template,
- * which is then copied to every possible CPU. Only the boot CPU has run
- * yet when early initcalls run (and no other can start meanwhile), so
- * whatever the others hold is such a copy: drop it, and every early flush
- * is counted once.
- */
-static int __init tlb_policy_stats_dedup(void)
-{
-	unsigned int cpu, self = raw_smp_processor_id();
-
-	for_each_possible_cpu(cpu)
-		if (cpu != self)
-			memset(per_cpu_ptr(&tlb_policy_stats, cpu), 0,
-			       sizeof(struct tlb_policy_stats));
-	return 0;
-}
-early_initcall(tlb_policy_stats_dedup);
-
 #ifdef CONFIG_DEBUG_FS
 enum {
 	TLB_POLICY_FILE_METHOD,
@@ -636,6 +636,9 @@ static int tlb_policy_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The debugfs file's own request to count; under tlb_policy_mutex. */
+static bool tlb_policy_stats_on;
+
 static int tlb_policy_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, tlb_policy_show, inode->i_private);
@@ -656,6 +659,17 @@ static ssize_t tlb_policy_write(struct file *file, const char __user *ubuf,
 	buf[len] = '\0';
 
 	if (which == TLB_POLICY_FILE_STATS) {
+		bool on = sysfs_streq(buf, "on");
+
+		if (on || sysfs_streq(buf, "off")) {
+			mutex_lock(&tlb_policy_mutex);
+			if (on != tlb_policy_stats_on) {
+				tlb_policy_stats_on = on;
+				tlb_policy_stats_enable(on);
+			}
+			mutex_unlock(&tlb_policy_mutex);
+			return len;
+		}
 		ret = tlb_policy_stats_write(&tlb_policy_stats, buf);
 		return ret ? ret : len;
 	}

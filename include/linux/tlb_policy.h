@@ -202,6 +202,7 @@ struct tlb_policy_stats {
 extern struct tlb_policy tlb_policy_live;
 DECLARE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
 DECLARE_STATIC_KEY_TRUE(tlb_policy_auto_key);
+DECLARE_STATIC_KEY_FALSE(tlb_policy_stats_key);
 DECLARE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
 
 /**
@@ -249,12 +250,27 @@ static __always_inline enum tlbi_young tlb_policy_young(void)
 }
 
 /**
+ * tlb_policy_counting() - whether flushes are being counted
+ *
+ * Return: true while tlb_policy_stats_enable() has been asked to count;
+ * a patched-out branch otherwise.
+ */
+static __always_inline bool tlb_policy_counting(void)
+{
+	return static_branch_unlikely(&tlb_policy_stats_key);
+}
+
+/**
  * tlb_policy_count() - count one event on this CPU
  * @stat: the counter to increment.
+ *
+ * Only while counting is on (tlb_policy_stats_enable()): otherwise a
+ * flush path pays one patched-out branch and writes nothing.
  */
 static __always_inline void tlb_policy_count(enum tlb_policy_stat stat)
 {
-	this_cpu_inc(tlb_policy_stats.v[stat]);
+	if (tlb_policy_counting())
+		this_cpu_inc(tlb_policy_stats.v[stat]);
 }
 
 #endif /* CONFIG_TLB_POLICY */
@@ -346,6 +362,7 @@ int tlb_policy_format_young(const struct tlb_policy_arch *arch,
 			    const struct tlb_policy *p, char *buf, size_t size);
 unsigned long tlb_policy_stats_sum(struct tlb_policy_stats __percpu *stats,
 				   enum tlb_policy_stat stat);
+void tlb_policy_stats_enable(bool on);
 int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
 			   const char *buf);
 void tlb_policy_init(const struct tlb_policy_arch *arch);

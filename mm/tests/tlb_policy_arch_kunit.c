@@ -1987,6 +1987,18 @@ static int tlb_policy_arch_init(struct kunit *test)
 	return 0;
 }
 
+/* Several cases check what the flushes counted: count while they run. */
+static int tlb_policy_arch_suite_init(struct kunit_suite *suite)
+{
+	tlb_policy_stats_enable(true);
+	return 0;
+}
+
+static void tlb_policy_arch_suite_exit(struct kunit_suite *suite)
+{
+	tlb_policy_stats_enable(false);
+}
+
 static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_arch_kernel_range, kernel_range_gen_params),
 	KUNIT_CASE(tlb_policy_arch_kernel_range_unaligned),
@@ -2037,6 +2049,8 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 
 static struct kunit_suite tlb_policy_arch_suite = {
 	.name = "tlb_policy_arch",
+	.suite_init = tlb_policy_arch_suite_init,
+	.suite_exit = tlb_policy_arch_suite_exit,
 	.init = tlb_policy_arch_init,
 	.test_cases = tlb_policy_arch_cases,
 };

@@ -789,8 +789,8 @@ static void tlb_policy_stats_write_rejects(struct kunit *test)
 	free_percpu(s);
 }
 
-/* The live counters count on the local CPU. */
-static void tlb_policy_count_test(struct kunit *test)
+/* Count twice on this CPU; return how much the live counter moved. */
+static unsigned long count_twice(void)
 {
 	unsigned long before, after, flags;
 
@@ -800,9 +800,27 @@ static void tlb_policy_count_test(struct kunit *test)
 	tlb_policy_count(TLB_STAT_YOUNG_SKIPPED);
 	after = this_cpu_read(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED]);
 	/* Nothing was skipped: leave the live counters as they were. */
-	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED], 2);
+	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED], after - before);
 	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, after, before + 2);
+	return after - before;
+}
+
+/*
+ * The live counters count on the local CPU while counting is on, and
+ * not at all while it is off; requests to count nest.
+ */
+static void tlb_policy_count_test(struct kunit *test)
+{
+	bool was_on = static_key_enabled(&tlb_policy_stats_key);
+
+	tlb_policy_stats_enable(true);
+	tlb_policy_stats_enable(true);
+	KUNIT_EXPECT_EQ(test, count_twice(), 2);
+	tlb_policy_stats_enable(false);
+	KUNIT_EXPECT_EQ(test, count_twice(), 2);
+	tlb_policy_stats_enable(false);
+	if (!was_on)
+		KUNIT_EXPECT_EQ(test, count_twice(), 0);
 }
 
 static struct kunit_case tlb_policy_test_cases[] = {

@@ -13,7 +13,8 @@
  * With tlbp_stress=SECS and /stress-ng in the initramfs (tools/series/
  * stress-ng), it then runs "stress-ng --tlb-shootdown 4" for SECS
  * seconds, the workload of the arm64 local-flush RFC, with the flush
- * counters reset before and printed after as "tlbp-init: stress-stat".
+ * counters turned on and reset before and printed after as
+ * "tlbp-init: stress-stat".
  *
  * With tlbp_cost=1 it runs /tlbp_cost (tools/series/cost-workload.c)
  * instead of the selftest, for tools/series/cost.
@@ -152,18 +153,15 @@ static void run_stress(const char *secs)
 	char *argv[] = { "/stress-ng", "--tlb-shootdown", "4", "--timeout",
 			 (char *)secs, "--metrics-brief", NULL };
 	const char *stats = "/sys/kernel/debug/tlb_policy/stats";
-	int fd;
 
 	if (access(argv[0], X_OK)) {
 		printf("tlbp-init: stress-ng n/a (not in the initramfs)\n");
 		return;
 	}
-	fd = open(stats, O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, "0", 1) != 1)
-			printf("tlbp-init: resetting %s failed\n", stats);
-		close(fd);
-	}
+	/* The counters count only once turned on. */
+	if (!access(stats, F_OK) &&
+	    (write_val(stats, "on") || write_val(stats, "0")))
+		printf("tlbp-init: turning on and resetting %s failed\n", stats);
 	printf("tlbp-init: stress-ng exit %d\n", run(argv));
 	cat("stress-stat", stats);
 }

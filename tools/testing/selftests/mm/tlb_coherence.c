@@ -52,9 +52,9 @@
  *
  * With -t, the test measures the throughput of flush-heavy operations
  * instead, and with -a it does both. Each measurement runs in a new
- * process, as it would from a shell. Either way it ends by printing the
- * kernel's TLB flush policy counters, when /sys/kernel/debug/tlb_policy/stats
- * exists.
+ * process, as it would from a shell. Either way it turns the kernel's TLB
+ * flush policy counters on when /sys/kernel/debug/tlb_policy/stats
+ * exists, and ends by printing them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1240,6 +1240,20 @@ static void perf_measure(enum perf_case c, double secs)
 	munmap(res, sizeof(*res));
 }
 
+/* The counters count only once asked to; they stay on afterwards. */
+static void stats_on(void)
+{
+	FILE *f = fopen(STATS_FILE, "w");
+	int bad;
+
+	if (!f)
+		return;
+	bad = fputs("on\n", f) == EOF;
+	if (fclose(f) || bad)
+		ksft_print_msg("cannot turn the counters on: %s\n",
+			       strerror(errno));
+}
+
 static void print_stats(void)
 {
 	char line[128];
@@ -1302,6 +1316,7 @@ int main(int argc, char **argv)
 	page_size = sysconf(_SC_PAGESIZE);
 
 	ksft_print_header();
+	stats_on();
 	if (sched_getaffinity(0, sizeof(online), &online))
 		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
 	for (cpu = 0; cpu < CPU_SETSIZE && nr_readers < MAX_READERS; cpu++)
