@@ -20,7 +20,10 @@
  * also makes the counts repeatable.
  *
  * Arguments: arch=arm64|riscv|x86_64 (required), outfile=PATH (default:
- * QEMU's log).
+ * QEMU's log), profile=PATH: also write, at exit, one line per translated
+ * block executed inside a window, "VADDR INSNS TIMES" (hex address, its
+ * instructions, how often it ran), for tools/series/cost-profile;
+ * phase=N limits the profile to the windows of phase N.
  *
  * Built by tools/series/cost-plugin; used by tools/series/cost.
  */
@@ -63,6 +66,16 @@ static const char *const cls_name[C_NR] = {
 enum { ARCH_NONE, ARCH_ARM64, ARCH_RISCV, ARCH_X86_64 };
 static int arch;
 static FILE *out;
+
+/* profile=: the blocks translated, each counted while a window is on. */
+struct block {
+	uint64_t vaddr, times;
+	size_t insns;
+	struct block *next;
+};
+static struct block *blocks;
+static FILE *profile;
+static long profile_phase = -1;
 
 static uint64_t raw[C_NR];	/* since start; updated inline */
 static uint64_t on_at[C_NR];	/* raw at the last "on" */
@@ -320,6 +333,26 @@ static void mark_report(unsigned int vcpu, void *udata)
 	nwin = 0;
 }
 
+static void block_exec(unsigned int vcpu, void *udata)
+{
+	struct block *b = udata;
+
+	if (on && (profile_phase < 0 || profile_phase == (long)phase))
+		b->times++;
+}
+
+static void profile_write(qemu_plugin_id_t id, void *p)
+{
+	struct block *b;
+
+	for (b = blocks; b; b = b->next)
+		if (b->times)
+			fprintf(profile, "%llx %zu %llu\n",
+				(unsigned long long)b->vaddr, b->insns,
+				(unsigned long long)b->times);
+	fclose(profile);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	static void (*const mark_cb[])(unsigned int, void *) = {
@@ -329,6 +362,20 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	};
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 
+	if (profile) {
+		struct block *b = calloc(1, sizeof(*b));
+
+		if (!b) {
+			fprintf(stderr, "cost-plugin: out of memory\n");
+			exit(1);
+		}
+		b->vaddr = qemu_plugin_tb_vaddr(tb);
+		b->insns = n;
+		b->next = blocks;
+		blocks = b;
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, block_exec,
+						     QEMU_PLUGIN_CB_NO_REGS, b);
+	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		enum cls c = classify(insn);
@@ -365,6 +412,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				perror(argv[i] + 8);
 				return -1;
 			}
+		} else if (!strncmp(argv[i], "phase=", 6)) {
+			profile_phase = strtol(argv[i] + 6, NULL, 10);
+		} else if (!strncmp(argv[i], "profile=", 8)) {
+			profile = fopen(argv[i] + 8, "w");
+			if (!profile) {
+				perror(argv[i] + 8);
+				return -1;
+			}
 		} else {
 			fprintf(stderr, "cost-plugin: unknown argument %s\n",
 				argv[i]);
@@ -376,5 +431,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return -1;
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	if (profile)
+		qemu_plugin_register_atexit_cb(id, profile_write, NULL);
 	return 0;
 }
