@@ -31,8 +31,8 @@
  * the mm issues no DSB there; but it only runs a user task after
  * set_cpu_online() and after the DSB ISH of __switch_to(), when its
  * hotplug thread first runs. A flusher that found it offline stored the
- * PTE and completed it with DSB ISH before it read cpu_online_mask, so the
- * CPU's first walk of the mm sees the new entry.
+ * PTE and completed it with DSB ISHST before it read cpu_online_mask, so
+ * the CPU's first walk of the mm sees the new entry.
  *
  * GUP-fast walks user page tables with interrupts disabled, but does not
  * rely on that to hold off a TLB flush here: arm64 frees page tables
@@ -64,7 +64,8 @@ static void ipi_flush_user(void *info)
 
 /*
  * Called with preemption disabled and interrupts enabled, in task context,
- * after the DSB ISH of __tlb_flush_reach() completed the page-table update.
+ * after the DSB ISHST of __tlb_flush_reach() completed the page-table
+ * update.
  * @pages is TLBI_IPI_WHOLE_ASID for the whole address space; an empty range
  * (@pages 0) has nothing to invalidate and interrupts no CPU. Exported to
  * all modules: the inline flush helpers, which any module may use, call it.
@@ -96,7 +97,7 @@ static void ipi_flush_all_local(void *info)
 
 /*
  * The end of a batched unmap with tlbi_method=ipi: the masks were read
- * after the PTEs were cleared, under a DSB ISH. When an IPI cannot be
+ * after the PTEs were cleared, after a DSB ISHST. When an IPI cannot be
  * waited for here, broadcast instead; arch_tlbbatch_flush() completes it.
  */
 void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
