@@ -158,6 +158,25 @@ static void remap_flush(struct remap *r, unsigned long start, unsigned long end)
 	}
 }
 
+/*
+ * Fill @r->nr old and new pages and map the old ones at @r->va, for a
+ * case to remap; remap_unmap() undoes it.
+ */
+static void remap_map(struct kunit *test, struct remap *r)
+{
+	r->old = alloc_filled(test, r->nr, OLD_BASE);
+	r->new = alloc_filled(test, r->nr, NEW_BASE);
+	r->va = (unsigned long)vmap(r->old, r->nr, VM_MAP, PAGE_KERNEL);
+	KUNIT_ASSERT_NE(test, r->va, 0);
+}
+
+static void remap_unmap(struct remap *r)
+{
+	vunmap((void *)r->va);
+	free_all(r->old, r->nr);
+	free_all(r->new, r->nr);
+}
+
 static void tlb_policy_arch_kernel_range(struct kunit *test)
 {
 	unsigned int nr = *(const unsigned int *)test->param_value;
@@ -165,10 +184,7 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 	struct remap r = { .nr = nr };
 	int stale;
 
-	r.old = alloc_filled(test, nr, OLD_BASE);
-	r.new = alloc_filled(test, nr, NEW_BASE);
-	r.va = (unsigned long)vmap(r.old, nr, VM_MAP, PAGE_KERNEL);
-	KUNIT_ASSERT_NE(test, r.va, 0);
+	remap_map(test, &r);
 
 	/* Every CPU caches the old translations. */
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
@@ -178,9 +194,7 @@ static void tlb_policy_arch_kernel_range(struct kunit *test)
 			    "%d stale reads of %u pages on %u CPUs", stale, nr,
 			    num_online_cpus());
 
-	vunmap((void *)r.va);
-	free_all(r.old, nr);
-	free_all(r.new, nr);
+	remap_unmap(&r);
 }
 
 /*
@@ -193,10 +207,7 @@ static void tlb_policy_arch_kernel_range_unaligned(struct kunit *test)
 	unsigned long start;
 	int stale;
 
-	r.old = alloc_filled(test, r.nr, OLD_BASE);
-	r.new = alloc_filled(test, r.nr, NEW_BASE);
-	r.va = (unsigned long)vmap(r.old, r.nr, VM_MAP, PAGE_KERNEL);
-	KUNIT_ASSERT_NE(test, r.va, 0);
+	remap_map(test, &r);
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
 
 	start = r.va + PAGE_SIZE / 2;
@@ -205,9 +216,7 @@ static void tlb_policy_arch_kernel_range_unaligned(struct kunit *test)
 	stale = read_on_each_cpu(&r, NEW_BASE);
 	KUNIT_EXPECT_EQ_MSG(test, stale, 0, "%d stale reads of 2 pages on %u CPUs",
 			    stale, num_online_cpus());
-	vunmap((void *)r.va);
-	free_all(r.old, r.nr);
-	free_all(r.new, r.nr);
+	remap_unmap(&r);
 }
 
 #ifdef CONFIG_HOTPLUG_CPU
@@ -1654,10 +1663,7 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs another online hart");
 
-	r.old = alloc_filled(test, nr, OLD_BASE);
-	r.new = alloc_filled(test, nr, NEW_BASE);
-	r.va = (unsigned long)vmap(r.old, nr, VM_MAP, PAGE_KERNEL);
-	KUNIT_ASSERT_NE(test, r.va, 0);
+	remap_map(test, &r);
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
 
 	atomic_set(&riscv_fence_calls, 0);
@@ -1682,9 +1688,7 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_calls), calls,
 			    "the next flush tried the failed fence again");
 
-	vunmap((void *)r.va);
-	free_all(r.old, nr);
-	free_all(r.new, nr);
+	remap_unmap(&r);
 }
 #endif /* CONFIG_RISCV */
 
