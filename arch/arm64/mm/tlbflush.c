@@ -9,6 +9,8 @@
 
 #include <linux/cpufeature.h>
 #include <linux/init.h>
+#include <linux/mmu_context.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/tlb_policy.h>
 #include <asm/tlbflush.h>
@@ -97,8 +99,12 @@ static void ipi_flush_all_local(void *info)
 
 /*
  * The end of a batched unmap with tlbi_method=ipi: the masks were read
- * after the PTEs were cleared, after a DSB ISHST. When an IPI cannot be
- * waited for here, broadcast instead; arch_tlbbatch_flush() completes it.
+ * after the PTEs were cleared, after a DSB ISHST, and one of them named
+ * another CPU. Every online CPU invalidates its whole TLB: an online CPU
+ * that the masks did not name has nothing to invalidate, and one that
+ * comes online after the read of cpu_online_mask walks the cleared PTEs.
+ * When an IPI cannot be waited for here, broadcast instead;
+ * arch_tlbbatch_flush() completes it.
  */
 void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
 {
@@ -110,10 +116,29 @@ void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
 		dsb(ishst);
 		__tlbi(vmalle1is);
 	} else {
-		on_each_cpu_mask(&batch->cpumask, ipi_flush_all_local, NULL,
-				 true);
+		on_each_cpu(ipi_flush_all_local, NULL, true);
 	}
-	cpumask_clear(&batch->cpumask);
+	batch->ipi = false;
+}
+
+/*
+ * Give a new mm a mask of the CPUs that use it (mm_tlb_cpumask()), while
+ * tlbi_method=ipi is in force. The mm is not in use anywhere yet, so every
+ * CPU that ever uses it sets its bit first (mm_note_active_cpu()), whatever
+ * the method is by then. Without a mask, which is also the fallback when
+ * the allocation fails, a flush of the mm interrupts every online CPU.
+ * An mm created under another method has no mask: switching to ipi later
+ * needs no record of the past.
+ */
+void arm64_tlb_cpus_alloc(struct mm_struct *mm)
+{
+	mm->context.tlb_cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+}
+
+void arm64_tlb_cpus_free(struct mm_struct *mm)
+{
+	kfree(mm->context.tlb_cpus);
+	mm->context.tlb_cpus = NULL;
 }
 
 /* TLBIs that invalidating @pages pages issues, for reports and tests. */
