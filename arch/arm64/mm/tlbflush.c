@@ -132,7 +132,7 @@ void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
  */
 void arm64_tlb_cpus_alloc(struct mm_struct *mm)
 {
-	mm->context.tlb_cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+	mm->context.tlb_cpus = kzalloc(cpumask_size(), GFP_KERNEL_ACCOUNT);
 }
 
 void arm64_tlb_cpus_free(struct mm_struct *mm)
