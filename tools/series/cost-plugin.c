@@ -21,8 +21,10 @@
  *
  * Arguments: arch=arm64|riscv|x86_64 (required), outfile=PATH (default:
  * QEMU's log), profile=PATH: also write, at exit, one line per translated
- * block executed inside a window, "VADDR INSNS TIMES" (hex address, its
- * instructions, how often it ran), for tools/series/cost-profile;
+ * block executed inside a window, "VADDR INSNS TIMES [CLASS=N...]" (hex
+ * address, its instructions, how often it ran, and how many of its
+ * instructions fall in each class it has, for example "atomic=1"), for
+ * tools/series/cost-profile;
  * phase=N limits the profile to the windows of phase N.
  *
  * Built by tools/series/cost-plugin; used by tools/series/cost.
@@ -71,6 +73,7 @@ static FILE *out;
 struct block {
 	uint64_t vaddr, times;
 	size_t insns;
+	unsigned int n[C_NR];	/* instructions of each class */
 	struct block *next;
 };
 static struct block *blocks;
@@ -344,12 +347,18 @@ static void block_exec(unsigned int vcpu, void *udata)
 static void profile_write(qemu_plugin_id_t id, void *p)
 {
 	struct block *b;
+	int c;
 
-	for (b = blocks; b; b = b->next)
-		if (b->times)
-			fprintf(profile, "%llx %zu %llu\n",
-				(unsigned long long)b->vaddr, b->insns,
-				(unsigned long long)b->times);
+	for (b = blocks; b; b = b->next) {
+		if (!b->times)
+			continue;
+		fprintf(profile, "%llx %zu %llu", (unsigned long long)b->vaddr,
+			b->insns, (unsigned long long)b->times);
+		for (c = C_INSN + 1; c < C_NR; c++)
+			if (b->n[c])
+				fprintf(profile, " %s=%u", cls_name[c], b->n[c]);
+		fputc('\n', profile);
+	}
 	fclose(profile);
 }
 
@@ -361,10 +370,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		[C_MARK_REPORT - C_NR] = mark_report,
 	};
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	struct block *b = NULL;
 
 	if (profile) {
-		struct block *b = calloc(1, sizeof(*b));
-
+		b = calloc(1, sizeof(*b));
 		if (!b) {
 			fprintf(stderr, "cost-plugin: out of memory\n");
 			exit(1);
@@ -387,9 +396,12 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		}
 		qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			QEMU_PLUGIN_INLINE_ADD_U64, &raw[C_INSN], 1);
-		if (c < C_NR)
+		if (c < C_NR) {
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 				QEMU_PLUGIN_INLINE_ADD_U64, &raw[c], 1);
+			if (b)
+				b->n[c]++;
+		}
 	}
 }
 
