@@ -43,20 +43,20 @@ struct tlb_policy tlb_policy_live __read_mostly = {
 };
 
 /*
- * The flush helpers that read these are inline, and every module that
- * flushes TLBs, whatever its licence, used them before they did: export
- * them to all.
+ * Read by the inline helpers above, which an architecture may use in its
+ * inline flush functions (arm64 does): a module that flushes TLBs through
+ * those needs them. Nothing else is exported.
  */
-EXPORT_SYMBOL(tlb_policy_live);
+EXPORT_SYMBOL_GPL(tlb_policy_live);
 DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
-EXPORT_SYMBOL(tlb_policy_ipi_key);
+EXPORT_SYMBOL_GPL(tlb_policy_ipi_key);
 DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
-EXPORT_SYMBOL(tlb_policy_auto_key);
+EXPORT_SYMBOL_GPL(tlb_policy_auto_key);
 /* Counting is off until someone asks: see tlb_policy_stats_enable(). */
 DEFINE_STATIC_KEY_FALSE(tlb_policy_stats_key);
-EXPORT_SYMBOL(tlb_policy_stats_key);
+EXPORT_SYMBOL_GPL(tlb_policy_stats_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
-EXPORT_PER_CPU_SYMBOL(tlb_policy_stats);
+EXPORT_PER_CPU_SYMBOL_GPL(tlb_policy_stats);
 
 static const struct tlb_policy_arch *tlb_policy_arch_desc __read_mostly;
 /* Serialises writers of tlb_policy_live; flush paths never take it. */
@@ -443,7 +443,6 @@ void tlb_policy_stats_enable(bool on)
 	else
 		static_branch_dec(&tlb_policy_stats_key);
 }
-EXPORT_SYMBOL_GPL(tlb_policy_stats_enable);
 
 /* Make @p the live policy. Called with tlb_policy_mutex held, or at init. */
 static void tlb_policy_publish(const struct tlb_policy *p)
@@ -578,7 +577,6 @@ const struct tlb_policy_arch *tlb_policy_arch_get(void)
 {
 	return READ_ONCE(tlb_policy_arch_desc);
 }
-EXPORT_SYMBOL_GPL(tlb_policy_arch_get);
 
 #ifdef CONFIG_DEBUG_FS
 enum {

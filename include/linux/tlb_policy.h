@@ -276,29 +276,6 @@ static __always_inline void tlb_policy_count(enum tlb_policy_stat stat)
 #endif /* CONFIG_TLB_POLICY */
 
 /**
- * tlb_policy_nr_pages() - pages of a given stride that a range covers
- * @start: first address of the range.
- * @end: address just after the range, or %TLB_POLICY_END_ALL.
- * @shift: log2 of the stride, for example PAGE_SHIFT or PMD_SHIFT.
- *
- * Partial strides at either end count as whole ones, because each needs
- * its own invalidation. Cannot overflow.
- *
- * Return: the number of strides, 0 for an empty range, and ULONG_MAX
- * for %TLB_POLICY_END_ALL.
- */
-static inline unsigned long tlb_policy_nr_pages(unsigned long start,
-						unsigned long end,
-						unsigned int shift)
-{
-	if (end == TLB_POLICY_END_ALL)
-		return ULONG_MAX;
-	if (end <= start)
-		return 0;
-	return ((end - 1) >> shift) - (start >> shift) + 1;
-}
-
-/**
  * tlb_policy_decide() - flush a range, or flush everything
  * @nr_ops: operations the range needs (pages, or range operations where
  *	the architecture counts those), ULONG_MAX for "everything".
@@ -367,5 +344,13 @@ int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
 			   const char *buf);
 void tlb_policy_init(const struct tlb_policy_arch *arch);
 const struct tlb_policy_arch *tlb_policy_arch_get(void);
+
+/* Test-only hooks of the architectures, for mm/tests/ alone. */
+#if defined(CONFIG_ARM64) && IS_ENABLED(CONFIG_TLB_POLICY_ARCH_KUNIT_TEST)
+void arm64_asid_rollover_for_test(void);
+#endif
+#if defined(CONFIG_RISCV) && IS_ENABLED(CONFIG_KUNIT)
+extern bool riscv_tlb_fence_usable;
+#endif
 
 #endif /* _LINUX_TLB_POLICY_H */

@@ -433,63 +433,20 @@ static void tlb_policy_decide_test(struct kunit *test)
 /* A zero-length range needs no flush whatever max_ops says. */
 static void tlb_policy_decide_zero_length(struct kunit *test)
 {
-	unsigned long pages = tlb_policy_nr_pages(0x10000, 0x10000,
-						  PAGE_SHIFT);
-
-	KUNIT_EXPECT_EQ(test, pages, 0);
-	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, 0), TLB_FLUSH_NONE);
-	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, LIM), TLB_FLUSH_NONE);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(0, 0), TLB_FLUSH_NONE);
+	KUNIT_EXPECT_EQ(test, tlb_policy_decide(0, LIM), TLB_FLUSH_NONE);
 }
 
 /* size == -1, as riscv and x86 spell "flush everything". */
 static void tlb_policy_decide_flush_all(struct kunit *test)
 {
-	unsigned long pages = tlb_policy_nr_pages(0, TLB_POLICY_END_ALL,
-						  PAGE_SHIFT);
+	unsigned long pages = ULONG_MAX;
 
-	KUNIT_EXPECT_EQ(test, pages, ULONG_MAX);
 	KUNIT_EXPECT_EQ(test, tlb_policy_arch_nr_ops(&fake_range, pages),
 			ULONG_MAX);
 	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, LIM), TLB_FLUSH_FULL);
 	KUNIT_EXPECT_EQ(test, tlb_policy_decide(pages, UINT_MAX),
 			TLB_FLUSH_FULL);
-}
-
-struct pages_case {
-	unsigned long start, end;
-	unsigned int shift;
-	unsigned long pages;
-};
-
-static void pages_case_desc(const struct pages_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%#lx-%#lx shift %u", c->start,
-		 c->end, c->shift);
-}
-
-static const struct pages_case pages_cases[] = {
-	{ 0x1000, 0x2000, 12, 1 },
-	{ 0x1000, 0x1001, 12, 1 },
-	{ 0x1fff, 0x2001, 12, 2 },
-	{ 0x1000, 0x22000, 12, 33 },
-	{ 0x1000, 0x201000, 12, 512 },
-	{ 0x1000, 0x202000, 12, 513 },
-	{ 0x200000, 0x600000, 21, 2 },
-	{ 0x1ff000, 0x201000, 21, 2 },
-	{ 0x2000, 0x1000, 12, 0 },
-	{ 0, 0, 12, 0 },
-	{ ULONG_MAX - 0xfff, ULONG_MAX - 1, 12, 1 },
-	{ 0, ULONG_MAX - 1, 12, (ULONG_MAX >> 12) + 1 },
-};
-
-KUNIT_ARRAY_PARAM(pages, pages_cases, pages_case_desc);
-
-static void tlb_policy_nr_pages_test(struct kunit *test)
-{
-	const struct pages_case *c = test->param_value;
-
-	KUNIT_EXPECT_EQ(test, tlb_policy_nr_pages(c->start, c->end, c->shift),
-			c->pages);
 }
 
 struct ops_case {
@@ -841,7 +798,6 @@ static struct kunit_case tlb_policy_test_cases[] = {
 	KUNIT_CASE_PARAM(tlb_policy_decide_test, decide_gen_params),
 	KUNIT_CASE(tlb_policy_decide_zero_length),
 	KUNIT_CASE(tlb_policy_decide_flush_all),
-	KUNIT_CASE_PARAM(tlb_policy_nr_pages_test, pages_gen_params),
 	KUNIT_CASE_PARAM(tlb_policy_arch_nr_ops_test, ops_gen_params),
 	KUNIT_CASE(tlb_policy_range_ops_boundary),
 	KUNIT_CASE_PARAM(tlb_policy_reach_test, reach_gen_params),
