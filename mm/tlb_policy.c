@@ -42,21 +42,11 @@ struct tlb_policy tlb_policy_live __read_mostly = {
 	.young = TLBI_YOUNG_SYNC,
 };
 
-/*
- * Read by the inline helpers above, which an architecture may use in its
- * inline flush functions (arm64 does): a module that flushes TLBs through
- * those needs them. Nothing else is exported.
- */
-EXPORT_SYMBOL_GPL(tlb_policy_live);
 DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
-EXPORT_SYMBOL_GPL(tlb_policy_ipi_key);
 DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
-EXPORT_SYMBOL_GPL(tlb_policy_auto_key);
 /* Counting is off until someone asks: see tlb_policy_stats_enable(). */
 DEFINE_STATIC_KEY_FALSE(tlb_policy_stats_key);
-EXPORT_SYMBOL_GPL(tlb_policy_stats_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
-EXPORT_PER_CPU_SYMBOL_GPL(tlb_policy_stats);
 
 static const struct tlb_policy_arch *tlb_policy_arch_desc __read_mostly;
 /* Serialises writers of tlb_policy_live; flush paths never take it. */

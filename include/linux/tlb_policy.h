@@ -346,11 +346,17 @@ void tlb_policy_init(const struct tlb_policy_arch *arch);
 const struct tlb_policy_arch *tlb_policy_arch_get(void);
 
 /* Test-only hooks of the architectures, for mm/tests/ alone. */
-#if defined(CONFIG_ARM64) && IS_ENABLED(CONFIG_TLB_POLICY_ARCH_KUNIT_TEST)
+#if defined(CONFIG_ARM64) && IS_ENABLED(CONFIG_KUNIT)
 void arm64_asid_rollover_for_test(void);
 #endif
 #if defined(CONFIG_RISCV) && IS_ENABLED(CONFIG_KUNIT)
 extern bool riscv_tlb_fence_usable;
+void riscv_tlb_policy_describe(struct tlb_policy_arch *desc, bool rfence,
+			       bool sbi_ipi, bool cip_1200);
+#endif
+#if defined(CONFIG_X86) && IS_ENABLED(CONFIG_KUNIT)
+void x86_tlb_policy_describe(struct tlb_policy_arch *desc, bool invlpgb,
+			     bool pv);
 #endif
 
 #endif /* _LINUX_TLB_POLICY_H */

@@ -89,7 +89,6 @@ void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 		return;
 	on_each_cpu_mask(mm_tlb_cpumask(mm), ipi_flush_user, &args, true);
 }
-EXPORT_SYMBOL(__flush_tlb_user_ipi);
 
 static void ipi_flush_all_local(void *info)
 {
