@@ -113,19 +113,27 @@ int tlb_policy_parse_method(const char *s, const char *alias,
 
 /**
  * tlb_policy_parse_max_ops() - parse a tlbi_max_ops= value
- * @s: a decimal number; one trailing newline is allowed.
+ * @s: a number, decimal, hexadecimal with 0x or octal with 0, as x86's
+ *	tlb_single_page_flush_ceiling took it; one trailing newline is
+ *	allowed.
  * @out: where the value is stored on success.
  * @clamped: set when the value was above %TLB_POLICY_MAX_OPS_LIMIT and
  *	@out holds the limit instead; cleared otherwise.
  *
- * Return: 0 on success, -EINVAL for anything that is not a decimal
- * number that fits in 64 bits (empty, negative, trailing junk).
+ * Return: 0 on success, -EINVAL for anything that is not such a number
+ * (empty, negative, trailing junk).
  */
 int tlb_policy_parse_max_ops(const char *s, unsigned int *out, bool *clamped)
 {
 	unsigned long long v;
+	int ret;
 
-	if (!s || kstrtoull(s, 10, &v))
+	if (!s)
+		return -EINVAL;
+	ret = kstrtoull(s, 0, &v);
+	if (ret == -ERANGE)
+		v = ULLONG_MAX;
+	else if (ret)
 		return -EINVAL;
 	*clamped = v > TLB_POLICY_MAX_OPS_LIMIT;
 	*out = *clamped ? TLB_POLICY_MAX_OPS_LIMIT : v;
@@ -210,9 +218,18 @@ unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 		}
 	}
 	if (arch->erratum) {
-		if (out->max_ops != arch->erratum_max_ops && req->max_ops &&
-		    !(flags & TLB_POLICY_BAD_MAX_OPS))
+		/*
+		 * Whatever was asked, the erratum's value is in force: one
+		 * warning that says so, not one that names another value.
+		 */
+		if (req->max_ops &&
+		    (flags & (TLB_POLICY_BAD_MAX_OPS |
+			      TLB_POLICY_CLAMPED_MAX_OPS) ||
+		     out->max_ops != arch->erratum_max_ops)) {
+			flags &= ~(TLB_POLICY_BAD_MAX_OPS |
+				   TLB_POLICY_CLAMPED_MAX_OPS);
 			flags |= TLB_POLICY_ERRATUM_MAX_OPS;
+		}
 		out->max_ops = arch->erratum_max_ops;
 	}
 
@@ -227,22 +244,6 @@ unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 	}
 	out->young = young;
 	return flags;
-}
-
-/**
- * tlb_policy_arch_nr_ops() - operations needed to invalidate some pages
- * @arch: the architecture description.
- * @pages: number of pages, ULONG_MAX for "everything".
- *
- * Return: @pages, or the number of range operations when @arch counts
- * those.
- */
-unsigned long tlb_policy_arch_nr_ops(const struct tlb_policy_arch *arch,
-				     unsigned long pages)
-{
-	if (pages == ULONG_MAX || !arch->range_ops || !arch->nr_ops)
-		return pages;
-	return arch->nr_ops(pages);
 }
 
 /**
@@ -397,24 +398,42 @@ unsigned long tlb_policy_stats_sum(struct tlb_policy_stats __percpu *stats,
 }
 
 /**
+ * tlb_policy_stats_read() - one counter as the stats file shows it
+ * @stats: the per-CPU counters.
+ * @base: the sums at the last reset.
+ * @stat: which counter.
+ *
+ * Return: the count since the last reset (modulo the width of long).
+ */
+unsigned long tlb_policy_stats_read(struct tlb_policy_stats __percpu *stats,
+				    const unsigned long *base,
+				    enum tlb_policy_stat stat)
+{
+	return tlb_policy_stats_sum(stats, stat) - READ_ONCE(base[stat]);
+}
+
+/**
  * tlb_policy_stats_write() - handle a write to the stats file
  * @stats: the per-CPU counters.
+ * @base: the sums at the last reset, updated.
  * @buf: the text written; only "0" is accepted, and resets all counters.
  *
- * Counts that race with the reset may be lost, which is harmless.
+ * A reset records the current sums in @base and writes no CPU's counter:
+ * zeroing them would race with the non-atomic increments on other CPUs,
+ * which could write back a count from before the reset. A flush that
+ * races with the reset is counted on one side of it or the other.
  *
  * Return: 0, or -EINVAL and nothing reset.
  */
 int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
-			   const char *buf)
+			   unsigned long *base, const char *buf)
 {
-	int cpu, i;
+	int i;
 
 	if (!sysfs_streq(buf, "0"))
 		return -EINVAL;
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < TLB_STAT_NR; i++)
-			WRITE_ONCE(per_cpu_ptr(stats, cpu)->v[i], 0);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		WRITE_ONCE(base[i], tlb_policy_stats_sum(stats, i));
 	return 0;
 }
 
@@ -464,8 +483,14 @@ static void tlb_policy_publish(const struct tlb_policy *p)
  * can never turn it into a different valid value.
  */
 #define TLB_POLICY_ARG_LEN	32
-static char tlb_policy_args[3][TLB_POLICY_ARG_LEN] __initdata;
 static struct tlb_policy_req tlb_policy_req __initdata;
+
+/*
+ * The parameters exist only where an architecture follows them: a kernel
+ * that builds the core for its KUnit tests alone does not take them.
+ */
+#ifdef CONFIG_ARCH_HAS_TLB_POLICY
+static char tlb_policy_args[3][TLB_POLICY_ARG_LEN] __initdata;
 
 static int __init tlb_policy_save_arg(char *arg, const char *val,
 				      const char **slot)
@@ -496,6 +521,7 @@ static int __init tlb_policy_young_param(char *val)
 				   &tlb_policy_req.young);
 }
 early_param("tlbi_young", tlb_policy_young_param);
+#endif /* CONFIG_ARCH_HAS_TLB_POLICY */
 
 static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
 				     const struct tlb_policy_req *req,
@@ -524,10 +550,9 @@ static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
 		pr_warn("tlbi_young=%s is not supported on %s, falling back to %s\n",
 			req->young, arch->name, tlbi_young_names[arch->young]);
 
-	pr_info("method=%s%s max_ops=%u%s young=%s\n",
+	pr_info("method=%s%s max_ops=%u young=%s\n",
 		tlbi_method_names[p->method], p->is_auto ? " (auto)" : "",
-		p->max_ops, arch->range_ops ? " (range ops)" : "",
-		tlbi_young_names[p->young]);
+		p->max_ops, tlbi_young_names[p->young]);
 }
 
 /**
@@ -591,6 +616,9 @@ static int (*const tlb_policy_setters[])(const struct tlb_policy_arch *,
 	[TLB_POLICY_FILE_YOUNG] = tlb_policy_set_young,
 };
 
+/* The sums at the last reset of the stats file. */
+static unsigned long tlb_policy_stats_base[TLB_STAT_NR];
+
 static int tlb_policy_show(struct seq_file *m, void *v)
 {
 	const struct tlb_policy_arch *arch = tlb_policy_arch_desc;
@@ -618,7 +646,9 @@ static int tlb_policy_show(struct seq_file *m, void *v)
 	case TLB_POLICY_FILE_STATS:
 		for (i = 0; i < TLB_STAT_NR; i++)
 			seq_printf(m, "%s %lu\n", tlb_policy_stat_names[i],
-				   tlb_policy_stats_sum(&tlb_policy_stats, i));
+				   tlb_policy_stats_read(&tlb_policy_stats,
+							 tlb_policy_stats_base,
+							 i));
 		break;
 	}
 	return 0;
@@ -658,7 +688,8 @@ static ssize_t tlb_policy_write(struct file *file, const char __user *ubuf,
 			mutex_unlock(&tlb_policy_mutex);
 			return len;
 		}
-		ret = tlb_policy_stats_write(&tlb_policy_stats, buf);
+		ret = tlb_policy_stats_write(&tlb_policy_stats,
+					     tlb_policy_stats_base, buf);
 		return ret ? ret : len;
 	}
 

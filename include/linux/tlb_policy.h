@@ -10,11 +10,12 @@
  * asks the cheap inline helpers below on its flush paths.
  *
  * Hot-path rules: the method is a pair of static keys, max_ops and the
- * accessed-bit mode are single READ_ONCE() loads, and the counters are
- * per-CPU increments. Nothing on a flush path takes a lock, does an
- * atomic or writes a shared cache line. A flush reads each part of the
- * policy once, so a concurrent debugfs change makes it use either the
- * old or the new policy, both of which are complete.
+ * accessed-bit mode are single READ_ONCE() loads, and counting is a
+ * patched-out branch until it is turned on, then a per-CPU increment.
+ * Nothing on a flush path takes a lock, does an atomic or writes a shared
+ * cache line. A flush may read a part of the policy more than once, and
+ * a concurrent debugfs change can make it see the old value at one read
+ * and the new one at the next: every combination is a complete flush.
  */
 #ifndef _LINUX_TLB_POLICY_H
 #define _LINUX_TLB_POLICY_H
@@ -125,12 +126,6 @@ enum tlb_flush_reach {
  *	%TLB_POLICY_MAX_OPS_LIMIT. A range flush issues up to max_ops
  *	operations in one loop, typically with preemption disabled, so this
  *	bounds that loop; larger requests are clamped with a warning.
- * @range_ops: true when max_ops counts range operations (several pages
- *	per operation) rather than pages.
- * @nr_ops: optional; given a number of pages, the number of operations
- *	that invalidating them issues, when @range_ops is set. Used for
- *	reporting and tests; flush paths call the architecture's inline
- *	version directly.
  * @young_modes: mask of BIT(enum tlbi_young) values it implements.
  * @young: default accessed-bit mode; must be in @young_modes.
  * @erratum: name of an erratum that forces @erratum_max_ops, or NULL.
@@ -144,8 +139,6 @@ struct tlb_policy_arch {
 	const char *broadcast_alias;
 	unsigned int max_ops;
 	unsigned int max_ops_limit;
-	bool range_ops;
-	unsigned long (*nr_ops)(unsigned long pages);
 	unsigned int young_modes;
 	enum tlbi_young young;
 	const char *erratum;
@@ -324,8 +317,6 @@ unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 				const struct tlb_policy_req *req,
 				struct tlb_policy *out);
 unsigned int tlb_policy_max_ops_limit(const struct tlb_policy_arch *arch);
-unsigned long tlb_policy_arch_nr_ops(const struct tlb_policy_arch *arch,
-				     unsigned long pages);
 int tlb_policy_set_method(const struct tlb_policy_arch *arch,
 			  struct tlb_policy *p, const char *buf);
 int tlb_policy_set_max_ops(const struct tlb_policy_arch *arch,
@@ -340,13 +331,16 @@ int tlb_policy_format_young(const struct tlb_policy_arch *arch,
 unsigned long tlb_policy_stats_sum(struct tlb_policy_stats __percpu *stats,
 				   enum tlb_policy_stat stat);
 void tlb_policy_stats_enable(bool on);
+unsigned long tlb_policy_stats_read(struct tlb_policy_stats __percpu *stats,
+				    const unsigned long *base,
+				    enum tlb_policy_stat stat);
 int tlb_policy_stats_write(struct tlb_policy_stats __percpu *stats,
-			   const char *buf);
+			   unsigned long *base, const char *buf);
 void tlb_policy_init(const struct tlb_policy_arch *arch);
 const struct tlb_policy_arch *tlb_policy_arch_get(void);
 
 /* Test-only hooks of the architectures, for mm/tests/ alone. */
-#if defined(CONFIG_ARM64) && IS_ENABLED(CONFIG_KUNIT)
+#if defined(CONFIG_ARM64) && IS_ENABLED(CONFIG_TLB_POLICY_ARCH_KUNIT_TEST)
 void arm64_asid_rollover_for_test(void);
 #endif
 #if defined(CONFIG_RISCV) && IS_ENABLED(CONFIG_KUNIT)

@@ -73,8 +73,9 @@ static int write_val(const char *path, const char *val)
 /*
  * x86 keeps its old debugfs file for the range ceiling as a link to
  * tlb_policy/max_ops: both read the same, a write to the old one shows
- * in the new one, and a write that is not a decimal number fails with
- * EINVAL and changes nothing. Prints "ceiling_alias ok" or what failed.
+ * in the new one, in hexadecimal too as 7.1.5 took it, and a write that
+ * is not a number fails with EINVAL and changes nothing. Prints
+ * "ceiling_alias ok" or what failed.
  */
 static void check_ceiling_alias(void)
 {
@@ -92,9 +93,12 @@ static void check_ceiling_alias(void)
 	else if (write_val(old, "40") || read_line(new, b, sizeof(b)) ||
 		 strcmp(b, "40\n"))
 		bad = "a write of 40 to the old file does not show in max_ops";
-	else if (write_val(old, "0x21") != EINVAL)
-		bad = "a write of 0x21 did not fail with EINVAL";
-	else if (read_line(new, b, sizeof(b)) || strcmp(b, "40\n"))
+	else if (write_val(old, "0x21") || read_line(new, b, sizeof(b)) ||
+		 strcmp(b, "33\n"))
+		bad = "a write of 0x21 to the old file does not show as 33";
+	else if (write_val(old, "21x") != EINVAL)
+		bad = "a write of 21x did not fail with EINVAL";
+	else if (read_line(new, b, sizeof(b)) || strcmp(b, "33\n"))
 		bad = "a failed write changed max_ops";
 	was[strcspn(was, "\n")] = 0;
 	write_val(new, was);

@@ -69,8 +69,7 @@ static void ipi_flush_user(void *info)
  * after the DSB ISHST of __tlb_flush_reach() completed the page-table
  * update.
  * @pages is TLBI_IPI_WHOLE_ASID for the whole address space; an empty range
- * (@pages 0) has nothing to invalidate and interrupts no CPU. Exported to
- * all modules: the inline flush helpers, which any module may use, call it.
+ * (@pages 0) has nothing to invalidate and interrupts no CPU.
  */
 void __flush_tlb_user_ipi(struct mm_struct *mm, unsigned long start,
 			  unsigned long pages, unsigned long stride,
@@ -140,17 +139,9 @@ void arm64_tlb_cpus_free(struct mm_struct *mm)
 	mm->context.tlb_cpus = NULL;
 }
 
-/* TLBIs that invalidating @pages pages issues, for reports and tests. */
-static unsigned long arm64_tlb_policy_nr_ops(unsigned long pages)
-{
-	return __flush_tlb_range_nr_ops(0, pages, PAGE_SIZE,
-					system_supports_tlb_range(),
-					lpa2_is_enabled());
-}
-
 /*
  * max_ops counts TLBI operations, which are range operations on CPUs with
- * FEAT_TLBIRANGE; arm64_tlb_policy_nr_ops() knows which.
+ * FEAT_TLBIRANGE (__flush_tlb_range_nr_ops()), single pages elsewhere.
  */
 static const struct tlb_policy_arch arm64_tlb_policy = {
 	.name		= "arm64",
@@ -158,8 +149,6 @@ static const struct tlb_policy_arch arm64_tlb_policy = {
 	.auto_method	= TLBI_METHOD_BROADCAST,
 	.max_ops	= TLBI_DEFAULT_MAX_OPS,
 	.max_ops_limit	= TLBI_MAX_OPS_LIMIT,
-	.range_ops	= true,
-	.nr_ops		= arm64_tlb_policy_nr_ops,
 	.young_modes	= BIT(TLBI_YOUNG_SYNC) | BIT(TLBI_YOUNG_NOSYNC) |
 			  BIT(TLBI_YOUNG_NONE),
 	.young		= TLBI_YOUNG_NOSYNC,
