@@ -22,6 +22,7 @@
 #define pr_fmt(fmt) "tlb_policy: " fmt
 
 #include <linux/cache.h>
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -111,6 +112,32 @@ int tlb_policy_parse_method(const char *s, const char *alias,
 	return 0;
 }
 
+/*
+ * Whether @s is only digits of the base kstrtoull() would take (after an
+ * optional '+'), with at most one trailing newline: a number too large
+ * for 64 bits, which kstrtoull() refuses with -ERANGE before it looks at
+ * what follows the digits.
+ */
+static bool tlb_policy_all_digits(const char *s)
+{
+	unsigned int base = 10;
+	const char *p;
+
+	if (*s == '+')
+		s++;
+	if (s[0] == '0' && _tolower(s[1]) == 'x' && isxdigit(s[2])) {
+		base = 16;
+		s += 2;
+	} else if (s[0] == '0') {
+		base = 8;
+	}
+	for (p = s; *p && *p != '\n'; p++)
+		if (base == 16 ? !isxdigit(*p) :
+		    *p < '0' || *p > (base == 8 ? '7' : '9'))
+			return false;
+	return p > s && (!*p || !p[1]);
+}
+
 /**
  * tlb_policy_parse_max_ops() - parse a tlbi_max_ops= value
  * @s: a number, decimal, hexadecimal with 0x or octal with 0, as x86's
@@ -131,7 +158,7 @@ int tlb_policy_parse_max_ops(const char *s, unsigned int *out, bool *clamped)
 	if (!s)
 		return -EINVAL;
 	ret = kstrtoull(s, 0, &v);
-	if (ret == -ERANGE)
+	if (ret == -ERANGE && tlb_policy_all_digits(s))
 		v = ULLONG_MAX;
 	else if (ret)
 		return -EINVAL;
@@ -272,7 +299,7 @@ int tlb_policy_set_method(const struct tlb_policy_arch *arch,
  * tlb_policy_set_max_ops() - validate and apply max_ops written at runtime
  * @arch: the architecture description.
  * @p: the policy to change; untouched on error.
- * @buf: the text written, a decimal number.
+ * @buf: the text written, a number as tlb_policy_parse_max_ops() takes it.
  *
  * Unlike the boot parameter, a runtime value is never clamped: a value
  * above tlb_policy_max_ops_limit() is refused. While an erratum forces

@@ -11,11 +11,12 @@
  *
  * Hot-path rules: the method is a pair of static keys, max_ops and the
  * accessed-bit mode are single READ_ONCE() loads, and counting is a
- * patched-out branch until it is turned on, then a per-CPU increment.
- * Nothing on a flush path takes a lock, does an atomic or writes a shared
- * cache line. A flush may read a part of the policy more than once, and
- * a concurrent debugfs change can make it see the old value at one read
- * and the new one at the next: every combination is a complete flush.
+ * patched-out branch until it is turned on. Nothing on a flush path takes
+ * a lock or writes a shared cache line; while counting is on, each count
+ * is a per-CPU increment (an atomic instruction on arm64). A flush may
+ * read a part of the policy more than once, and a concurrent debugfs
+ * change can make it see the old value at one read and the new one at
+ * the next: every combination is a complete flush.
  */
 #ifndef _LINUX_TLB_POLICY_H
 #define _LINUX_TLB_POLICY_H

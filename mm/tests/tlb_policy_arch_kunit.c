@@ -1583,6 +1583,17 @@ static const struct riscv_case riscv_cases[] = {
 	{ "2 1G pages", RV_BASE, 2UL * SZ_1G, SZ_1G, 64, TLB_FLUSH_RANGE, 2, NULL },
 	{ "2 1G pages, max_ops 1", RV_BASE, 2UL * SZ_1G, SZ_1G, 1,
 	  TLB_FLUSH_FULL, 0, NULL },
+	/*
+	 * At the ceiling, a page table's worth (pmd_free_pte_page(),
+	 * hugetlb PMD unsharing) is still a full flush, at any stride.
+	 */
+	{ "a PTE table at the ceiling", RV_BASE, RV_4K(PTRS_PER_PTE), SZ_4K,
+	  PTRS_PER_PTE - 1, TLB_FLUSH_FULL, 0, NULL },
+	{ "one PTE less at the ceiling", RV_BASE, RV_4K(PTRS_PER_PTE - 1),
+	  SZ_4K, PTRS_PER_PTE - 1, TLB_FLUSH_RANGE, PTRS_PER_PTE - 1, NULL },
+	{ "a PMD table of 2M pages at the ceiling", RV_BASE,
+	  PTRS_PER_PTE * SZ_2M, SZ_2M, PTRS_PER_PTE - 1, TLB_FLUSH_FULL, 0,
+	  NULL },
 };
 
 static void riscv_case_desc(const struct riscv_case *c, char *desc)
@@ -1771,31 +1782,52 @@ static int riscv_fence_record(const struct cpumask *cpu_mask,
 	return 0;
 }
 
-/* One kernel flush of @size bytes from @start, with interrupts off if @atomic. */
-static void riscv_fence_flush(unsigned long start, unsigned long size,
-			      bool atomic)
+/*
+ * One kernel flush of @size bytes from @start, with interrupts off if
+ * @atomic, with the fence recorded instead of called for this flush only:
+ * any other flush of this thread meanwhile must really flush.
+ */
+static void riscv_fence_flush(struct kunit *test, unsigned long start,
+			      unsigned long size, bool atomic)
 {
 	unsigned long flags;
 
 	riscv_fence_seen.start = 0;
 	riscv_fence_seen.size = 0;
+	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
+				   riscv_fence_record);
 	if (atomic)
 		local_irq_save(flags);
 	flush_tlb_kernel_range(start, start + size);
 	if (atomic)
 		local_irq_restore(flags);
+	kunit_deactivate_static_stub(test, sbi_remote_sfence_vma_asid);
+}
+
+/* flush_tlb_all(), with the fence recorded as riscv_fence_flush() does. */
+static void riscv_fence_flush_all(struct kunit *test)
+{
+	riscv_fence_seen.start = ~0UL;
+	riscv_fence_seen.size = 0;
+	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
+				   riscv_fence_record);
+	flush_tlb_all();
+	kunit_deactivate_static_stub(test, sbi_remote_sfence_vma_asid);
 }
 
 /*
  * What the SBI remote fence is given: the strides decided, up to max_ops;
- * above it the range as it is, as 7.1.5 gave it, for the firmware to
- * decide; the whole space for everything. And with interrupts disabled,
+ * above it the strides touched, by address as 7.1.5 gave them, for the
+ * firmware to decide, up to the ceiling; from the ceiling on (a page
+ * table's worth) and for everything, the whole space. And with interrupts
+ * disabled,
  * where no IPI can be waited for, the fence whenever the firmware has
  * one: under tlbi_method=ipi, and after the fence has failed. No mapping
  * changes, so the recording stub leaves nothing stale.
  */
 static void tlb_policy_arch_riscv_fence_args(struct kunit *test)
 {
+	const struct tlb_policy_arch *arch = tlb_policy_arch_get();
 	unsigned long va = VMALLOC_START + 16 * PAGE_SIZE, n;
 	bool usable = READ_ONCE(riscv_tlb_fence_usable);
 	unsigned int max_ops = tlb_policy_max_ops();
@@ -1810,45 +1842,61 @@ static void tlb_policy_arch_riscv_fence_args(struct kunit *test)
 	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
 					(void *)(unsigned long)usable);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
-				   riscv_fence_record);
+	KUNIT_ASSERT_NOT_NULL(test, arch);
 
 	if (tlb_policy_method() == TLBI_METHOD_BROADCAST && usable) {
 		/*
 		 * Two strides, decided or (above max_ops, as with CIP-1200)
 		 * as they are; from an unaligned start, the strides touched.
 		 */
-		riscv_fence_flush(va, 2 * PAGE_SIZE, false);
+		riscv_fence_flush(test, va, 2 * PAGE_SIZE, false);
 		KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, va);
 		KUNIT_EXPECT_EQ(test, riscv_fence_seen.size, 2 * PAGE_SIZE);
 		if (max_ops >= 2) {
-			riscv_fence_flush(va + 8, PAGE_SIZE, false);
+			riscv_fence_flush(test, va + 8, PAGE_SIZE, false);
 			KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, va);
 			KUNIT_EXPECT_EQ(test, riscv_fence_seen.size, 2 * PAGE_SIZE);
 		}
-		/* Above max_ops: the range as it is. */
+		/*
+		 * Above max_ops, from an unaligned start: the n + 1 strides
+		 * touched, by address below the ceiling, else everything.
+		 */
 		n = max_ops + 1;
-		riscv_fence_flush(va + 8, n * PAGE_SIZE, false);
-		KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, va + 8);
-		KUNIT_EXPECT_EQ(test, riscv_fence_seen.size, n * PAGE_SIZE);
+		riscv_fence_flush(test, va + 8, n * PAGE_SIZE, false);
+		if (n + 1 <= arch->max_ops_limit) {
+			KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, va);
+			KUNIT_EXPECT_EQ(test, riscv_fence_seen.size,
+					(n + 1) * PAGE_SIZE);
+		} else {
+			KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, 0);
+			KUNIT_EXPECT_EQ(test, riscv_fence_seen.size,
+					FLUSH_TLB_MAX_SIZE);
+		}
+		/*
+		 * A page table's worth, as pmd_free_pte_page() flushes before
+		 * it frees the table: everything, never by address.
+		 */
+		riscv_fence_flush(test, va, PTRS_PER_PTE * PAGE_SIZE, false);
+		KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, 0);
+		KUNIT_EXPECT_EQ(test, riscv_fence_seen.size, FLUSH_TLB_MAX_SIZE);
 		/* Everything. */
-		flush_tlb_all();
+		riscv_fence_flush_all(test);
 		KUNIT_EXPECT_EQ(test, riscv_fence_seen.start, 0);
 		KUNIT_EXPECT_EQ(test, riscv_fence_seen.size, FLUSH_TLB_MAX_SIZE);
 	}
 
 	/* Interrupts off: the fence, whatever the method, even once failed. */
 	calls = atomic_read(&riscv_fence_seen.calls);
-	riscv_fence_flush(va, PAGE_SIZE, true);
+	riscv_fence_flush(test, va, PAGE_SIZE, true);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_seen.calls), calls + 1,
 			    "no fence for a flush with interrupts off (method %d)",
 			    tlb_policy_method());
 	WRITE_ONCE(riscv_tlb_fence_usable, false);
-	riscv_fence_flush(va, PAGE_SIZE, true);
+	riscv_fence_flush(test, va, PAGE_SIZE, true);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_seen.calls), calls + 2,
 			    "no fence for a flush with interrupts off once it failed");
 	/* With interrupts on, a failed fence is not tried again. */
-	riscv_fence_flush(va, PAGE_SIZE, false);
+	riscv_fence_flush(test, va, PAGE_SIZE, false);
 	KUNIT_EXPECT_EQ(test, atomic_read(&riscv_fence_seen.calls), calls + 2);
 }
 #endif /* CONFIG_RISCV */
@@ -1963,6 +2011,9 @@ static const struct x86_case x86_cases[] = {
 	/* The loop would step past the last page and wrap to 0. */
 	{ "last page, unaligned end", ~0UL - SZ_8K + 1, ~0UL - 7, 12, 33,
 	  false, 0, 0, true },
+	{ "empty, in the last page", ~0UL - 7, ~0UL - 7, 12, 33, false, 0, 0,
+	  true },
+	{ "empty at 0", 0, 0, 12, 33, true, 0, 0 },
 };
 
 static void x86_case_desc(const struct x86_case *c, char *desc)

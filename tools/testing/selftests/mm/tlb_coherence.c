@@ -512,6 +512,9 @@ static int move_all(int pages, int node)
 	int status[MAX_PAGES], tries, i, moved;
 
 	for (tries = 0; tries < 10; tries++) {
+		/* The kernel may fill in no status when the call fails. */
+		for (i = 0; i < pages; i++)
+			status[i] = -1;
 		if (move_pages(pages, node, status) < 0 && errno != EBUSY &&
 		    errno != EAGAIN && errno != ENOMEM)
 			return -1;
