@@ -2241,28 +2241,17 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_young_contpte),
 #endif
 #ifdef CONFIG_ARM64
-	KUNIT_CASE(tlb_policy_arch_arm64_default_decisions),
-	KUNIT_CASE(tlb_policy_arch_arm64_nr_ops),
-	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_max_ops, max_ops_gen_params),
 	KUNIT_CASE_SLOW(tlb_policy_arch_arm64_asid_rollover),
 	KUNIT_CASE_SLOW(tlb_policy_arch_arm64_asid_rollover_away),
 	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_flush_ctx, ctx_gen_params),
 	KUNIT_CASE(tlb_policy_arch_arm64_pinned),
 #endif
 #ifdef CONFIG_RISCV
-	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_decisions,
-			 riscv_decide_gen_params),
-	KUNIT_CASE(tlb_policy_arch_riscv_describe),
-	KUNIT_CASE(tlb_policy_arch_riscv_registered),
 	KUNIT_CASE(tlb_policy_arch_riscv_fence_args),
 	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_fence_fails,
 			 riscv_fence_gen_params),
 #endif
 #if defined(CONFIG_X86) && defined(CONFIG_X86_64)
-	KUNIT_CASE(tlb_policy_arch_x86_generation),
-	KUNIT_CASE_PARAM(tlb_policy_arch_x86_decisions, x86_decide_gen_params),
-	KUNIT_CASE(tlb_policy_arch_x86_describe),
-	KUNIT_CASE(tlb_policy_arch_x86_registered),
 	KUNIT_CASE_PARAM(tlb_policy_arch_x86_cpa, cpa_gen_params),
 #if defined(CONFIG_DEBUG_TLBFLUSH) && defined(CONFIG_VM_EVENT_COUNTERS)
 	KUNIT_CASE(tlb_policy_arch_x86_vmstat),
@@ -2279,7 +2268,38 @@ static struct kunit_suite tlb_policy_arch_suite = {
 	.test_cases = tlb_policy_arch_cases,
 };
 
-kunit_test_suite(tlb_policy_arch_suite);
+/*
+ * The decision tables and descriptions: functions of their arguments
+ * and of the registered policy, which need no second CPU. A suite of
+ * their own, so that they run whatever the number of CPUs online.
+ */
+static struct kunit_case tlb_policy_arch_table_cases[] = {
+#ifdef CONFIG_ARM64
+	KUNIT_CASE(tlb_policy_arch_arm64_default_decisions),
+	KUNIT_CASE(tlb_policy_arch_arm64_nr_ops),
+	KUNIT_CASE_PARAM(tlb_policy_arch_arm64_max_ops, max_ops_gen_params),
+#endif
+#ifdef CONFIG_RISCV
+	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_decisions,
+			 riscv_decide_gen_params),
+	KUNIT_CASE(tlb_policy_arch_riscv_describe),
+	KUNIT_CASE(tlb_policy_arch_riscv_registered),
+#endif
+#if defined(CONFIG_X86) && defined(CONFIG_X86_64)
+	KUNIT_CASE(tlb_policy_arch_x86_generation),
+	KUNIT_CASE_PARAM(tlb_policy_arch_x86_decisions, x86_decide_gen_params),
+	KUNIT_CASE(tlb_policy_arch_x86_describe),
+	KUNIT_CASE(tlb_policy_arch_x86_registered),
+#endif
+	{}
+};
+
+static struct kunit_suite tlb_policy_arch_table_suite = {
+	.name = "tlb_policy_arch_tables",
+	.test_cases = tlb_policy_arch_table_cases,
+};
+
+kunit_test_suites(&tlb_policy_arch_suite, &tlb_policy_arch_table_suite);
 
 MODULE_DESCRIPTION("KUnit tests of TLB flushes on all CPUs");
 MODULE_LICENSE("GPL");
