@@ -33,7 +33,8 @@
  *	remote work altogether when that is provably unneeded.
  * @TLBI_METHOD_IPI: interrupt the remote CPUs; each one flushes locally.
  * @TLBI_METHOD_BROADCAST: hardware or firmware broadcast (arm64 TLBI
- *	inner-shareable, riscv SBI remote fence).
+ *	inner-shareable, riscv SBI remote fence, x86 INVLPGB or a
+ *	hypervisor's flush).
  * @TLBI_METHOD_NR: number of methods.
  */
 enum tlbi_method {
@@ -65,8 +66,8 @@ enum tlbi_young {
  * @TLB_STAT_BROADCAST: remote flushes done by hardware or firmware
  *	broadcast.
  * @TLB_STAT_FULL: range flushes turned into a full flush by max_ops.
- * @TLB_STAT_ELIDED: remote flushes avoided because the mm was provably
- *	only active on the flushing CPU.
+ * @TLB_STAT_ELIDED: remote flushes avoided because no other CPU can hold
+ *	entries of the mm (the architecture's record says so).
  * @TLB_STAT_YOUNG_SKIPPED: accessed-bit flushes skipped by
  *	%TLBI_YOUNG_NONE, or kept off the other CPUs where the architecture
  *	documents that it does so.
@@ -109,7 +110,10 @@ enum tlb_flush_reach {
 	TLB_REACH_BROADCAST,
 };
 
-/* Upper bound of max_ops; larger requests are clamped with a warning. */
+/*
+ * Upper bound of max_ops: a larger boot parameter is clamped with a
+ * warning, a larger debugfs write is refused.
+ */
 #define TLB_POLICY_MAX_OPS_LIMIT	1048576U	/* 2^20 */
 
 /* An end address that means "the whole address space". */
@@ -126,7 +130,8 @@ enum tlb_flush_reach {
  * @max_ops_limit: the largest max_ops the architecture accepts, or 0 for
  *	%TLB_POLICY_MAX_OPS_LIMIT. A range flush issues up to max_ops
  *	operations in one loop, typically with preemption disabled, so this
- *	bounds that loop; larger requests are clamped with a warning.
+ *	bounds that loop. A larger boot parameter is clamped with a
+ *	warning, a larger debugfs write is refused.
  * @young_modes: mask of BIT(enum tlbi_young) values it implements.
  * @young: default accessed-bit mode; must be in @young_modes.
  * @erratum: name of an erratum that forces @erratum_max_ops, or NULL.
@@ -246,8 +251,8 @@ static __always_inline enum tlbi_young tlb_policy_young(void)
 /**
  * tlb_policy_counting() - whether flushes are being counted
  *
- * Return: true while tlb_policy_stats_enable() has been asked to count;
- * a patched-out branch otherwise.
+ * Return: true while tlb_policy_stats_enable() has been asked to count,
+ * false otherwise. While counting is off this is a patched-out branch.
  */
 static __always_inline bool tlb_policy_counting(void)
 {

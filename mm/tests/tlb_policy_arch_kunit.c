@@ -1731,8 +1731,6 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 
 	if (!usable || tlb_policy_method() != TLBI_METHOD_BROADCAST)
 		kunit_skip(test, "flushes do not use the SBI remote fence");
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs another online hart");
 
 	remap_map(test, &r);
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
@@ -1835,8 +1833,6 @@ static void tlb_policy_arch_riscv_fence_args(struct kunit *test)
 
 	if (!sbi_rfence_available())
 		kunit_skip(test, "the firmware has no remote fence");
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs another online hart");
 
 	atomic_set(&riscv_fence_seen.calls, 0);
 	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
@@ -2271,7 +2267,8 @@ static struct kunit_suite tlb_policy_arch_suite = {
 /*
  * The decision tables and descriptions: functions of their arguments
  * and of the registered policy, which need no second CPU. A suite of
- * their own, so that they run whatever the number of CPUs online.
+ * their own, so that they run whatever the number of CPUs online, and
+ * first.
  */
 static struct kunit_case tlb_policy_arch_table_cases[] = {
 #ifdef CONFIG_ARM64
@@ -2299,7 +2296,7 @@ static struct kunit_suite tlb_policy_arch_table_suite = {
 	.test_cases = tlb_policy_arch_table_cases,
 };
 
-kunit_test_suites(&tlb_policy_arch_suite, &tlb_policy_arch_table_suite);
+kunit_test_suites(&tlb_policy_arch_table_suite, &tlb_policy_arch_suite);
 
 MODULE_DESCRIPTION("KUnit tests of TLB flushes on all CPUs");
 MODULE_LICENSE("GPL");

@@ -46,6 +46,26 @@ static void cat(const char *what, const char *path)
 	fclose(f);
 }
 
+/*
+ * The ISA string of the first CPU, where /proc/cpuinfo has one (riscv),
+ * so that a row can check which extensions the kernel found.
+ */
+static void cpu_isa(void)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "isa", 3)) {
+			printf("tlbp-init: %s", line);
+			break;
+		}
+	}
+	fclose(f);
+}
+
 /* Read the first line of PATH into BUF; 0 on success. */
 static int read_line(const char *path, char *buf, int size)
 {
@@ -185,6 +205,7 @@ int main(void)
 	setup_swap();
 
 	printf("tlbp-init: cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	cpu_isa();
 	cat("method", "/sys/kernel/debug/tlb_policy/method");
 	cat("max_ops", "/sys/kernel/debug/tlb_policy/max_ops");
 	cat("young", "/sys/kernel/debug/tlb_policy/young");
