@@ -22,6 +22,7 @@
 #define pr_fmt(fmt) "tlb_policy: " fmt
 
 #include <linux/cache.h>
+#include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
@@ -35,6 +36,9 @@
 #include <linux/string.h>
 #include <linux/tlb_policy.h>
 #include <linux/uaccess.h>
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/tlb_policy.h>
 
 struct tlb_policy tlb_policy_live __read_mostly = {
 	.method = TLBI_METHOD_BROADCAST,
@@ -478,6 +482,72 @@ void tlb_policy_stats_enable(bool on)
 		static_branch_inc(&tlb_policy_stats_key);
 	else
 		static_branch_dec(&tlb_policy_stats_key);
+}
+
+/* Count @f on this CPU, with interrupts disabled. */
+static void tlb_policy_count_flush(const struct tlb_policy_flush *f)
+{
+	struct tlb_policy_stats *st = this_cpu_ptr(&tlb_policy_stats);
+	static const enum tlb_policy_stat reach_stat[] = {
+		[TLB_REACH_LOCAL]	= TLB_STAT_LOCAL,
+		[TLB_REACH_IPI]		= TLB_STAT_IPI,
+		[TLB_REACH_BROADCAST]	= TLB_STAT_BROADCAST,
+	};
+
+	if (f->reach < ARRAY_SIZE(reach_stat))
+		st->v[reach_stat[f->reach]]++;
+	if (f->why & TLB_WHY_THIS_CPU)
+		st->v[TLB_STAT_ELIDED]++;
+	if (f->why & TLB_WHY_MAX_OPS)
+		st->v[TLB_STAT_FULL]++;
+	if (!(f->why & TLB_WHY_YOUNG))
+		return;
+	/*
+	 * An accessed-bit flush that reached no CPU skipped them all, and
+	 * one that the caller kept on this CPU skipped the others.
+	 */
+	if (f->reach == TLB_REACH_NONE ||
+	    (f->reach == TLB_REACH_LOCAL && (f->why & TLB_WHY_CALLER)))
+		st->v[TLB_STAT_YOUNG_SKIPPED]++;
+	if (f->reach != TLB_REACH_NONE && !(f->why & TLB_WHY_NOSYNC))
+		st->v[TLB_STAT_YOUNG_WAITED]++;
+}
+
+/**
+ * tlb_policy_note() - count a flush decision and emit its event
+ * @f: the decision.
+ *
+ * Called through tlb_policy_record() while tlb_policy_observed(), from
+ * any context. Every counter is computed here from the record that the
+ * tlb_policy:tlb_policy_flush event gets, so that the two never
+ * disagree. The record is @f with two things the core knows better: a
+ * %TLB_WHY_MAX_OPS decision gets %TLB_WHY_ERRATUM while the
+ * architecture's erratum forces max_ops, and an IPI flush whose CPUs are
+ * this one alone (a kernel flush with one CPU online) is a local one.
+ */
+void tlb_policy_note(const struct tlb_policy_flush *f)
+{
+	const struct tlb_policy_arch *arch = READ_ONCE(tlb_policy_arch_desc);
+	struct tlb_policy_flush r = *f;
+	unsigned long flags;
+
+	if ((r.why & TLB_WHY_MAX_OPS) && arch && arch->erratum)
+		r.why |= TLB_WHY_ERRATUM;
+	/*
+	 * Which CPU this is matters only when no other CPU is in the mask,
+	 * that is when only this one is online or it is the flush's only
+	 * target, which it stays while the caller runs here.
+	 */
+	if (r.reach == TLB_REACH_IPI && r.cpus &&
+	    cpumask_any_but(r.cpus, raw_smp_processor_id()) >= nr_cpu_ids)
+		r.reach = TLB_REACH_LOCAL;
+	if (tlb_policy_counting()) {
+		/* Interrupts may flush too: keep their counts apart. */
+		local_irq_save(flags);
+		tlb_policy_count_flush(&r);
+		local_irq_restore(flags);
+	}
+	trace_tlb_policy_flush(&r);
 }
 
 /* Make @p the live policy. Called with tlb_policy_mutex held, or at init. */

@@ -10,10 +10,11 @@
  * asks the cheap inline helpers below on its flush paths.
  *
  * Hot-path rules: the method is a pair of static keys, max_ops and the
- * accessed-bit mode are single READ_ONCE() loads, and counting is a
- * patched-out branch until it is turned on. Nothing on a flush path takes
- * a lock or writes a shared cache line; while counting is on, each count
- * is a per-CPU increment (an atomic instruction on arm64). A flush may
+ * accessed-bit mode are single READ_ONCE() loads, and recording a flush
+ * (counting it, tracing it) is a pair of patched-out branches until one
+ * is turned on. Nothing on a flush path takes a lock or writes a shared
+ * cache line; while counting is on, each count is a per-CPU increment
+ * (an atomic instruction on arm64). A flush may
  * read a part of the policy more than once, and a concurrent debugfs
  * change can make it see the old value at one read and the new one at
  * the next: every combination is a complete flush.
@@ -25,7 +26,11 @@
 #include <linux/compiler.h>
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
+#include <linux/tracepoint-defs.h>
 #include <linux/types.h>
+
+struct cpumask;
+struct mm_struct;
 
 /**
  * enum tlbi_method - how remote CPUs are invalidated
@@ -103,12 +108,84 @@ enum tlb_flush_kind {
  * @TLB_REACH_LOCAL: only the flushing CPU.
  * @TLB_REACH_IPI: the flushing CPU, and the others by IPI.
  * @TLB_REACH_BROADCAST: all CPUs, by hardware or firmware broadcast.
+ * @TLB_REACH_NONE: no CPU: the flush was skipped, as tlbi_young= allows
+ *	for an accessed bit. Only records of flushes (struct
+ *	tlb_policy_flush) use it; tlb_policy_reach() never returns it.
  */
 enum tlb_flush_reach {
 	TLB_REACH_LOCAL,
 	TLB_REACH_IPI,
 	TLB_REACH_BROADCAST,
+	TLB_REACH_NONE,
 };
+
+/**
+ * enum tlb_flush_why - why a flush went the way it did
+ * @TLB_WHY_THIS_CPU: no other CPU can hold entries of the mm, so the
+ *	flush stayed on this CPU (counted as elided).
+ * @TLB_WHY_MAX_OPS: the range needed more operations than max_ops, so
+ *	the whole address space was flushed (counted as full).
+ * @TLB_WHY_ERRATUM: @TLB_WHY_MAX_OPS with max_ops forced by an erratum.
+ * @TLB_WHY_ATOMIC: interrupts disabled or not in task context, where an
+ *	IPI cannot be waited for: broadcast instead.
+ * @TLB_WHY_PINNED: the ASID is pinned for a device, which only sees
+ *	broadcast invalidations (arm64).
+ * @TLB_WHY_GLOBAL_ASID: the mm has a global ASID, which INVLPGB flushes
+ *	everywhere (x86).
+ * @TLB_WHY_KERNEL: a kernel address range, or the whole TLB: every CPU
+ *	may hold it.
+ * @TLB_WHY_BATCH: the end of a batched unmap.
+ * @TLB_WHY_YOUNG: an accessed bit was cleared.
+ * @TLB_WHY_NOSYNC: the invalidation is not waited for.
+ * @TLB_WHY_CALLER: the caller asked for this CPU only.
+ * @TLB_WHY_FENCE_FAILED: the remote fence is missing or has failed, so
+ *	the flush went by IPI (riscv).
+ *
+ * A flush with none of these bits went the way the method in force says.
+ */
+enum tlb_flush_why {
+	TLB_WHY_THIS_CPU	= BIT(0),
+	TLB_WHY_MAX_OPS		= BIT(1),
+	TLB_WHY_ERRATUM		= BIT(2),
+	TLB_WHY_ATOMIC		= BIT(3),
+	TLB_WHY_PINNED		= BIT(4),
+	TLB_WHY_GLOBAL_ASID	= BIT(5),
+	TLB_WHY_KERNEL		= BIT(6),
+	TLB_WHY_BATCH		= BIT(7),
+	TLB_WHY_YOUNG		= BIT(8),
+	TLB_WHY_NOSYNC		= BIT(9),
+	TLB_WHY_CALLER		= BIT(10),
+	TLB_WHY_FENCE_FAILED	= BIT(11),
+};
+
+/**
+ * struct tlb_policy_flush - one flush decision, as it is recorded
+ * @mm: the address space, or NULL for the kernel's.
+ * @start: the first address asked for.
+ * @pages: the pages asked for, %TLB_POLICY_PAGES_ALL for everything.
+ * @stride: the size each operation of the range covers.
+ * @ops: the invalidations issued on each CPU reached: 1 for a whole
+ *	address space or TLB, 0 when none.
+ * @cpus: the CPUs interrupted by an IPI flush, or NULL: a local flush
+ *	reaches 1 CPU, a broadcast every CPU.
+ * @reach: the enum tlb_flush_reach taken.
+ * @full: the whole address space (or TLB) was invalidated.
+ * @why: enum tlb_flush_why bits.
+ */
+struct tlb_policy_flush {
+	const struct mm_struct *mm;
+	unsigned long start;
+	unsigned long pages;
+	unsigned long stride;
+	unsigned long ops;
+	const struct cpumask *cpus;
+	enum tlb_flush_reach reach;
+	bool full;
+	unsigned int why;
+};
+
+/* @pages of a flush of everything. */
+#define TLB_POLICY_PAGES_ALL		(~0UL)
 
 /*
  * Upper bound of max_ops: a larger boot parameter is clamped with a
@@ -259,18 +336,38 @@ static __always_inline bool tlb_policy_counting(void)
 	return static_branch_unlikely(&tlb_policy_stats_key);
 }
 
+DECLARE_TRACEPOINT(tlb_policy_flush);
+
 /**
- * tlb_policy_count() - count one event on this CPU
- * @stat: the counter to increment.
+ * tlb_policy_observed() - whether flush decisions are being recorded
  *
- * Only while counting is on (tlb_policy_stats_enable()): otherwise a
- * flush path pays one patched-out branch and writes nothing.
+ * Return: true while flushes are counted or the tlb_policy:tlb_policy_flush
+ * event is enabled. Otherwise two patched-out branches.
  */
-static __always_inline void tlb_policy_count(enum tlb_policy_stat stat)
+static __always_inline bool tlb_policy_observed(void)
 {
-	if (tlb_policy_counting())
-		this_cpu_inc(tlb_policy_stats.v[stat]);
+	return tlb_policy_counting() || tracepoint_enabled(tlb_policy_flush);
 }
+
+void tlb_policy_note(const struct tlb_policy_flush *f);
+
+/**
+ * tlb_policy_record() - record one flush decision
+ * @...: designated initializers of struct tlb_policy_flush.
+ *
+ * Counts the decision and emits the tlb_policy:tlb_policy_flush event,
+ * through tlb_policy_note(), so the counters are a view of the events.
+ * The arguments are evaluated only while tlb_policy_observed(): a
+ * flush path pays two patched-out branches and writes nothing otherwise.
+ */
+#define tlb_policy_record(...)						\
+do {									\
+	if (tlb_policy_observed()) {					\
+		const struct tlb_policy_flush __tlbp_f = { __VA_ARGS__ };\
+									\
+		tlb_policy_note(&__tlbp_f);				\
+	}								\
+} while (0)
 
 #endif /* CONFIG_TLB_POLICY */
 

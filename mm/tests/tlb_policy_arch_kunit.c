@@ -40,6 +40,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <asm/tlbflush.h>
+#include <trace/events/tlb_policy.h>
 #ifdef CONFIG_RISCV
 #include <asm/sbi.h>
 #endif
@@ -2199,6 +2200,139 @@ static void tlb_policy_arch_x86_vmstat(struct kunit *test)
 #endif /* CONFIG_DEBUG_TLBFLUSH && CONFIG_VM_EVENT_COUNTERS */
 #endif /* CONFIG_X86 && CONFIG_X86_64 */
 
+/*
+ * The tlb_policy:tlb_policy_flush event: the records of known flushes
+ * made by the test's own task, caught by a probe on the tracepoint.
+ */
+#define TRACE_MAX	4
+
+struct trace_catch {
+	struct task_struct *task;
+	unsigned int nr;
+	struct tlb_policy_flush f[TRACE_MAX];
+};
+
+static void trace_probe(void *data, const struct tlb_policy_flush *f)
+{
+	struct trace_catch *c = data;
+
+	if (current != c->task || !in_task() || c->nr >= TRACE_MAX)
+		return;
+	c->f[c->nr] = *f;
+	c->f[c->nr].cpus = NULL;
+	c->nr++;
+}
+
+static void trace_unregister(void *c)
+{
+	unregister_trace_tlb_policy_flush(trace_probe, c);
+	tracepoint_synchronize_unregister();
+}
+
+/*
+ * Flush a page, or a range, of @u and return the one record it made, or
+ * NULL (a failed expectation) when it made none or several. No
+ * assertion: the caller runs with migration disabled and @u in use.
+ */
+static struct tlb_policy_flush *trace_one(struct kunit *test,
+					  struct trace_catch *c,
+					  struct user_mm *u, unsigned long start,
+					  unsigned long end)
+{
+	unsigned int nr = c->nr;
+
+	if (end == start + PAGE_SIZE)
+		flush_tlb_page(&u->vma, start);
+	else
+		flush_tlb_range(&u->vma, start, end);
+	KUNIT_EXPECT_EQ(test, c->nr, nr + 1);
+	return c->nr == nr + 1 ? &c->f[nr] : NULL;
+}
+
+/* What a record of one user page or of a huge range must say. */
+static void trace_expect(struct kunit *test, const struct tlb_policy_flush *f,
+			 struct user_mm *u, unsigned long pages, bool others)
+{
+	enum tlb_flush_reach reach = tlb_policy_reach(tlb_policy_method(),
+						      tlb_policy_is_auto(),
+						      others);
+	bool full = pages > 1 || !tlb_policy_max_ops();
+
+	if (!f)
+		return;
+	KUNIT_EXPECT_PTR_EQ(test, f->mm, (const struct mm_struct *)u->mm);
+	KUNIT_EXPECT_EQ(test, f->start, USER_ADDR);
+	KUNIT_EXPECT_EQ(test, f->pages, pages);
+	KUNIT_EXPECT_EQ(test, f->stride, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, f->ops, 1UL);
+	KUNIT_EXPECT_EQ(test, f->full, full);
+	KUNIT_EXPECT_EQ(test, !!(f->why & TLB_WHY_MAX_OPS), full);
+	/* x86: see expect_user_counts(); an IPI may stand for a broadcast. */
+	if (IS_ENABLED(CONFIG_X86) && reach == TLB_REACH_BROADCAST)
+		KUNIT_EXPECT_NE(test, f->reach, TLB_REACH_LOCAL);
+	else
+		KUNIT_EXPECT_EQ(test, f->reach, reach);
+	KUNIT_EXPECT_EQ(test, !!(f->why & TLB_WHY_THIS_CPU),
+			reach == TLB_REACH_LOCAL);
+	KUNIT_EXPECT_EQ(test, f->why & (TLB_WHY_KERNEL | TLB_WHY_YOUNG |
+					TLB_WHY_BATCH | TLB_WHY_CALLER), 0U);
+}
+
+/*
+ * With the event on, one flush of a page of an mm only used here, one of
+ * a range far above any max_ops, one after the mm was used on another
+ * CPU, and one of a kernel page: each makes one record that says where
+ * it went and why, as the policy decides.
+ */
+static void tlb_policy_arch_trace(struct kunit *test)
+{
+	/* Above any max_ops, and above what an arm64 range TLBI covers. */
+	const unsigned long huge = (4UL << 20) << PAGE_SHIFT;
+	struct tlb_policy_flush *f[3];
+	struct trace_catch *c;
+	struct user_mm u;
+	unsigned int other;
+
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
+		kunit_skip(test, "needs CONFIG_TRACEPOINTS");
+	user_mm_init(test, &u);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->task = current;
+	KUNIT_ASSERT_EQ(test, register_trace_tlb_policy_flush(trace_probe, c),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, trace_unregister,
+							c), 0);
+	/* Enabling the tracepoint patched code, which flushed: not ours. */
+	c->nr = 0;
+
+	migrate_disable();
+	kthread_use_mm(u.mm);
+	f[0] = trace_one(test, c, &u, USER_ADDR, USER_ADDR + PAGE_SIZE);
+	f[1] = trace_one(test, c, &u, USER_ADDR, USER_ADDR + huge);
+	other = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	f[2] = NULL;
+	if (other < nr_cpu_ids) {
+		work_on_cpu(other, use_mm_here, u.mm);
+		f[2] = trace_one(test, c, &u, USER_ADDR, USER_ADDR + PAGE_SIZE);
+	}
+	kthread_unuse_mm(u.mm);
+	migrate_enable();
+	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
+	trace_expect(test, f[0], &u, 1, false);
+	trace_expect(test, f[1], &u, huge >> PAGE_SHIFT, false);
+	trace_expect(test, f[2], &u, 1, true);
+
+	flush_tlb_kernel_range(VMALLOC_START, VMALLOC_START + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, c->nr, 4U);
+	KUNIT_EXPECT_NULL(test, c->f[3].mm);
+	KUNIT_EXPECT_EQ(test, c->f[3].start, VMALLOC_START);
+	KUNIT_EXPECT_EQ(test, c->f[3].pages, 1UL);
+	KUNIT_EXPECT_NE(test, c->f[3].why & TLB_WHY_KERNEL, 0U);
+	KUNIT_EXPECT_EQ(test, c->f[3].why & TLB_WHY_THIS_CPU, 0U);
+	KUNIT_EXPECT_NE(test, c->f[3].reach, TLB_REACH_NONE);
+}
+
 static int tlb_policy_arch_init(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
@@ -2233,6 +2367,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_user_batch_two),
 #endif
 	KUNIT_CASE(tlb_policy_arch_young),
+	KUNIT_CASE(tlb_policy_arch_trace),
 #ifdef CONFIG_ARM64_CONTPTE
 	KUNIT_CASE(tlb_policy_arch_young_contpte),
 #endif

@@ -9,6 +9,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
 #include <linux/tlb_policy.h>
@@ -704,15 +705,18 @@ static void tlb_policy_stats_write_rejects(struct kunit *test)
 	}
 }
 
-/* Count twice on this CPU; return how much the live counter moved. */
+/*
+ * Record twice on this CPU a skipped accessed-bit flush; return how much
+ * the live counter moved.
+ */
 static unsigned long count_twice(void)
 {
 	unsigned long before, after, flags;
 
 	local_irq_save(flags);
 	before = this_cpu_read(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED]);
-	tlb_policy_count(TLB_STAT_YOUNG_SKIPPED);
-	tlb_policy_count(TLB_STAT_YOUNG_SKIPPED);
+	tlb_policy_record(.reach = TLB_REACH_NONE, .why = TLB_WHY_YOUNG);
+	tlb_policy_record(.reach = TLB_REACH_NONE, .why = TLB_WHY_YOUNG);
 	after = this_cpu_read(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED]);
 	/* Nothing was skipped: leave the live counters as they were. */
 	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_YOUNG_SKIPPED], after - before);
@@ -736,6 +740,114 @@ static void tlb_policy_count_test(struct kunit *test)
 	tlb_policy_stats_enable(false);
 	if (!was_on)
 		KUNIT_EXPECT_EQ(test, count_twice(), 0);
+}
+
+/* A record, and what each counter must move by for it. */
+struct note_case {
+	const char *name;
+	enum tlb_flush_reach reach;
+	unsigned int why;
+	unsigned long pages;
+	unsigned char want[TLB_STAT_NR];
+};
+
+static const struct note_case note_cases[] = {
+	{ "local, elided", TLB_REACH_LOCAL, TLB_WHY_THIS_CPU, 1,
+	  { [TLB_STAT_LOCAL] = 1, [TLB_STAT_ELIDED] = 1 } },
+	{ "local, asked by the caller", TLB_REACH_LOCAL, TLB_WHY_CALLER, 1,
+	  { [TLB_STAT_LOCAL] = 1 } },
+	{ "ipi", TLB_REACH_IPI, 0, 1, { [TLB_STAT_IPI] = 1 } },
+	{ "broadcast", TLB_REACH_BROADCAST, 0, 1,
+	  { [TLB_STAT_BROADCAST] = 1 } },
+	{ "broadcast, atomic", TLB_REACH_BROADCAST, TLB_WHY_ATOMIC, 1,
+	  { [TLB_STAT_BROADCAST] = 1 } },
+	{ "over max_ops", TLB_REACH_BROADCAST, TLB_WHY_MAX_OPS, 600,
+	  { [TLB_STAT_BROADCAST] = 1, [TLB_STAT_FULL] = 1 } },
+	{ "over max_ops, local", TLB_REACH_LOCAL,
+	  TLB_WHY_MAX_OPS | TLB_WHY_THIS_CPU, 600,
+	  { [TLB_STAT_LOCAL] = 1, [TLB_STAT_FULL] = 1,
+	    [TLB_STAT_ELIDED] = 1 } },
+	{ "everything", TLB_REACH_IPI, TLB_WHY_KERNEL, TLB_POLICY_PAGES_ALL,
+	  { [TLB_STAT_IPI] = 1 } },
+	{ "young, none", TLB_REACH_NONE, TLB_WHY_YOUNG, 1,
+	  { [TLB_STAT_YOUNG_SKIPPED] = 1 } },
+	{ "young, sync", TLB_REACH_BROADCAST, TLB_WHY_YOUNG, 1,
+	  { [TLB_STAT_BROADCAST] = 1, [TLB_STAT_YOUNG_WAITED] = 1 } },
+	{ "young, nosync", TLB_REACH_BROADCAST,
+	  TLB_WHY_YOUNG | TLB_WHY_NOSYNC, 1, { [TLB_STAT_BROADCAST] = 1 } },
+	{ "young, nosync, this CPU only", TLB_REACH_LOCAL,
+	  TLB_WHY_YOUNG | TLB_WHY_NOSYNC | TLB_WHY_CALLER, 1,
+	  { [TLB_STAT_LOCAL] = 1, [TLB_STAT_YOUNG_SKIPPED] = 1 } },
+	{ "young, sync, elided", TLB_REACH_LOCAL,
+	  TLB_WHY_YOUNG | TLB_WHY_THIS_CPU, 1,
+	  { [TLB_STAT_LOCAL] = 1, [TLB_STAT_ELIDED] = 1,
+	    [TLB_STAT_YOUNG_WAITED] = 1 } },
+	{ "batch", TLB_REACH_IPI, TLB_WHY_BATCH, TLB_POLICY_PAGES_ALL,
+	  { [TLB_STAT_IPI] = 1 } },
+};
+
+static void note_case_desc(const struct note_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(note, note_cases, note_case_desc);
+
+/*
+ * The counters are a view of the records: each record moves exactly the
+ * counters its reach and reasons name, on this CPU.
+ */
+static void tlb_policy_note_counts_test(struct kunit *test)
+{
+	const struct note_case *c = test->param_value;
+	const struct tlb_policy_flush f = {
+		.start = 0x10000, .pages = c->pages, .stride = 4096,
+		.ops = 1, .reach = c->reach, .why = c->why,
+	};
+	unsigned long before[TLB_STAT_NR], after[TLB_STAT_NR], flags;
+	int i;
+
+	tlb_policy_stats_enable(true);
+	local_irq_save(flags);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
+	tlb_policy_note(&f);
+	for (i = 0; i < TLB_STAT_NR; i++) {
+		after[i] = this_cpu_read(tlb_policy_stats.v[i]);
+		/* Nothing was flushed: leave the live counters as they were. */
+		this_cpu_sub(tlb_policy_stats.v[i], after[i] - before[i]);
+	}
+	local_irq_restore(flags);
+	tlb_policy_stats_enable(false);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, after[i] - before[i],
+				    (unsigned long)c->want[i], "counter %d", i);
+}
+
+/* An IPI flush that names this CPU alone is counted as local. */
+static void tlb_policy_note_ipi_self_test(struct kunit *test)
+{
+	struct tlb_policy_flush f = {
+		.pages = 1, .ops = 1, .reach = TLB_REACH_IPI,
+		.why = TLB_WHY_KERNEL,
+	};
+	unsigned long local, ipi, flags;
+
+	tlb_policy_stats_enable(true);
+	local_irq_save(flags);
+	f.cpus = cpumask_of(smp_processor_id());
+	local = this_cpu_read(tlb_policy_stats.v[TLB_STAT_LOCAL]);
+	ipi = this_cpu_read(tlb_policy_stats.v[TLB_STAT_IPI]);
+	tlb_policy_note(&f);
+	local = this_cpu_read(tlb_policy_stats.v[TLB_STAT_LOCAL]) - local;
+	ipi = this_cpu_read(tlb_policy_stats.v[TLB_STAT_IPI]) - ipi;
+	/* Nothing was flushed: leave the live counters as they were. */
+	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_LOCAL], local);
+	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_IPI], ipi);
+	local_irq_restore(flags);
+	tlb_policy_stats_enable(false);
+	KUNIT_EXPECT_EQ(test, local, 1UL);
+	KUNIT_EXPECT_EQ(test, ipi, 0UL);
 }
 
 static struct kunit_case tlb_policy_test_cases[] = {
@@ -766,6 +878,8 @@ static struct kunit_case tlb_policy_test_cases[] = {
 	KUNIT_CASE(tlb_policy_stats_reset_test),
 	KUNIT_CASE(tlb_policy_stats_write_rejects),
 	KUNIT_CASE(tlb_policy_count_test),
+	KUNIT_CASE_PARAM(tlb_policy_note_counts_test, note_gen_params),
+	KUNIT_CASE(tlb_policy_note_ipi_self_test),
 	{}
 };
 

@@ -16,6 +16,12 @@
  * counters turned on and reset before and printed after as
  * "tlbp-init: stress-stat".
  *
+ * With tlbp_trace=1 it keeps a histogram of the tlb_policy_flush events
+ * by reach and reasons while the selftest runs, and prints it as
+ * "tlbp-init: trace" lines, next to the flush counters ("trace-stat");
+ * with the event also enabled (trace_event=tlb_policy:tlb_policy_flush),
+ * the first lines of the trace as "trace-event".
+ *
  * With tlbp_cost=1 it runs /tlbp_cost (tools/series/cost-workload.c)
  * instead of the selftest, for tools/series/cost.
  */
@@ -125,6 +131,137 @@ static void check_ceiling_alias(void)
 	printf("tlbp-init: ceiling_alias %s\n", bad ? bad : "ok");
 }
 
+#define EV "/sys/kernel/tracing/events/tlb_policy/tlb_policy_flush"
+#define HIST "hist:keys=reach,why:vals=hitcount,ops:sort=reach,why:size=256"
+
+/*
+ * The names of one field's values, from the event's print format: the
+ * { value, "name" } pairs that follow MARK, up to the closing ')'.
+ */
+struct names {
+	int n;
+	unsigned long val[32];
+	char name[32][24];
+};
+
+static void parse_names(const char *fmt, const char *mark, struct names *nm)
+{
+	const char *p = strstr(fmt, mark), *end;
+	unsigned long v;
+	int len;
+
+	nm->n = 0;
+	if (!p)
+		return;
+	p += strlen(mark);
+	end = strchr(p, ')');
+	while (nm->n < 32 && (p = strchr(p, '{')) && (!end || p < end) &&
+	       sscanf(p, "{ %li, \"%23[^\"]\"%n", &v,
+		      nm->name[nm->n], &len) == 2) {
+		nm->val[nm->n++] = v;
+		p += len;
+	}
+}
+
+/* VAL as the names of its bits ("a|b"), or "-" for none. */
+static void flag_names(const struct names *nm, unsigned long val, char *buf,
+		       int size)
+{
+	int i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < nm->n; i++)
+		if (val & nm->val[i])
+			n += snprintf(buf + n, size > n ? size - n : 0, "%s%s",
+				      n ? "|" : "", nm->name[i]);
+	if (!n)
+		snprintf(buf, size, "-");
+}
+
+/*
+ * tlbp_trace=1: a histogram of the tlb_policy_flush events by reach and
+ * reasons, kept by the kernel (a hist trigger, so that no event is lost
+ * to a full buffer), from before the selftest to after it, with the
+ * flush counters turned on and reset at the same time.
+ */
+static int trace_start(void)
+{
+	const char *stats = "/sys/kernel/debug/tlb_policy/stats";
+
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (access(EV "/trigger", W_OK)) {
+		printf("tlbp-init: trace n/a (no %s)\n", EV);
+		return -1;
+	}
+	if (write_val(EV "/trigger", HIST) || write_val(stats, "on") ||
+	    write_val(stats, "0") || write_val(EV "/trigger", HIST ":clear")) {
+		printf("tlbp-init: trace setup failed\n");
+		return -1;
+	}
+	/* Empty the ring buffer, which holds the events of boot if any. */
+	close(open("/sys/kernel/tracing/trace", O_WRONLY | O_TRUNC));
+	return 0;
+}
+
+/*
+ * Print the histogram as "trace reach=R why=W hits=N ops=M" lines, its
+ * totals as "trace-total", and the counters beside it as "trace-stat".
+ */
+static void trace_report(void)
+{
+	static char fmt[16384];
+	struct names reach, why;
+	unsigned long r, w, hits, ops;
+	char line[512], wn[256];
+	FILE *f;
+	size_t n;
+	int i;
+
+	write_val(EV "/trigger", HIST ":pause");
+	cat("trace-stat", "/sys/kernel/debug/tlb_policy/stats");
+	f = fopen(EV "/format", "r");
+	n = f ? fread(fmt, 1, sizeof(fmt) - 1, f) : 0;
+	fmt[n] = 0;
+	if (f)
+		fclose(f);
+	parse_names(fmt, "REC->reach,", &reach);
+	parse_names(fmt, "REC->why, \"|\",", &why);
+	f = fopen(EV "/hist", "r");
+	if (!f) {
+		printf("tlbp-init: trace n/a (no hist)\n");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "{ reach: %lu , why: %lu } hitcount: %lu ops: %lu",
+			   &r, &w, &hits, &ops) == 4) {
+			const char *rn = "?";
+
+			for (i = 0; i < reach.n; i++)
+				if (reach.val[i] == r)
+					rn = reach.name[i];
+			flag_names(&why, w, wn, sizeof(wn));
+			printf("tlbp-init: trace reach=%s why=%s hits=%lu ops=%lu\n",
+			       rn, wn, hits, ops);
+		} else if (strstr(line, "Hits:") || strstr(line, "Entries:") ||
+			   strstr(line, "Dropped:")) {
+			printf("tlbp-init: trace-total %s", line + strspn(line, " "));
+		}
+	}
+	fclose(f);
+
+	/* With the event on in the ring buffer too, a few of its lines. */
+	if (read_line(EV "/enable", line, sizeof(line)) || line[0] != '1')
+		return;
+	f = fopen("/sys/kernel/tracing/trace", "r");
+	for (i = 0; f && i < 8 && fgets(line, sizeof(line), f);)
+		if (line[0] != '#') {
+			printf("tlbp-init: trace-event %s", line);
+			i++;
+		}
+	if (f)
+		fclose(f);
+}
+
 /*
  * A swap area on /dev/zram0: the disk size, then a version 1 swap header
  * (what mkswap writes: the last page number at byte 1028, the signature
@@ -193,7 +330,7 @@ static void run_stress(const char *secs)
 int main(void)
 {
 	char *args = getenv("tlbp_args"), *stress = getenv("tlbp_stress");
-	char *cases = getenv("tlbp_cases");
+	char *cases = getenv("tlbp_cases"), *trace = getenv("tlbp_trace");
 	char *argv[32], *tok;
 	int argc = 0;
 
@@ -232,7 +369,13 @@ int main(void)
 	}
 	argv[argc] = NULL;
 
+	if (trace && strcmp(trace, "1"))
+		trace = NULL;
+	if (trace && trace_start())
+		trace = NULL;
 	printf("tlbp-init: selftest exit %d\n", run(argv));
+	if (trace)
+		trace_report();
 	if (stress)
 		run_stress(stress);
 out:

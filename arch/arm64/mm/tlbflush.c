@@ -120,6 +120,49 @@ void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
 }
 
 /*
+ * Record a flush for tlb_policy_note(): called by __tlb_flush_note() while
+ * tlb_policy_observed(). For a user flush that __tlb_flush_reach() decided,
+ * the reason that the method alone does not give is read again here: a
+ * local flush stayed local because no other CPU can hold entries of @mm,
+ * and a broadcast under tlbi_method=ipi was a pinned ASID or a context
+ * where an IPI cannot be waited for. The pin may change in between; the
+ * flush itself does not depend on this reading.
+ */
+void __tlb_flush_record(struct mm_struct *mm, unsigned long start,
+			unsigned long pages, unsigned long stride,
+			enum tlb_flush_reach reach, unsigned int why)
+{
+	struct tlb_policy_flush f = {
+		.mm = mm, .start = start, .pages = pages, .stride = stride,
+		.reach = reach, .why = why,
+	};
+
+	if (pages == TLB_POLICY_PAGES_ALL || (why & TLB_WHY_MAX_OPS)) {
+		f.full = true;
+		f.ops = 1;
+	} else {
+		f.ops = __flush_tlb_range_nr_ops(start, pages, stride,
+						 system_supports_tlb_range(),
+						 lpa2_is_enabled());
+	}
+	if (reach == TLB_REACH_NONE)
+		f.ops = 0;
+	/* A batch's IPI (pages all) goes to every online CPU. */
+	if (reach == TLB_REACH_IPI)
+		f.cpus = (why & TLB_WHY_BATCH) && pages == TLB_POLICY_PAGES_ALL ?
+			 cpu_online_mask : mm_tlb_cpumask(mm);
+	if (mm && !(why & TLB_WHY_CALLER)) {
+		if (reach == TLB_REACH_LOCAL)
+			f.why |= TLB_WHY_THIS_CPU;
+		else if (reach == TLB_REACH_BROADCAST && !tlb_policy_is_auto() &&
+			 tlb_policy_method() == TLBI_METHOD_IPI)
+			f.why |= refcount_read(&mm->context.pinned) ?
+				 TLB_WHY_PINNED : TLB_WHY_ATOMIC;
+	}
+	tlb_policy_note(&f);
+}
+
+/*
  * Give a new mm a mask of the CPUs that use it (mm_tlb_cpumask()), while
  * tlbi_method=ipi is in force. The mm is not in use anywhere yet, so every
  * CPU that ever uses it sets its bit first (mm_note_active_cpu()), whatever
