@@ -15,7 +15,7 @@ help:
 	@echo "make test     setup + check + KUnit on UML + QEMU guests of every arch (what CI runs)"
 	@echo "make demo     build the ARCH guest (default arm64) and boot it per tlbi_method; prints a table"
 	@echo "make bench    base against series throughput and stress-ng, interleaved (ARCH, RUNS, SECS, STRESS, A, B, ARGS_A, ARGS_B)"
-	@echo "make cost     instructions, barriers, TLB invalidations and atomics per operation, base against series (ARCHES, METHODS, TWICE, PATCH; TRACE=1: the event off and on)"
+	@echo "make cost     instructions, barriers, TLB invalidations and atomics per operation, base against series (ARCHES, METHODS, TWICE, PATCH; TRACE=1: the tracepoint off and on)"
 	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\"; FULL=1: every case in every row)"
 	@echo "make bisect  build what each patch touches on arm64, riscv, x86_64 and UML, then link each (QUICK=1: no links)"
 	@echo "make mail    b4 prep + b4 send -o of the series, offline, and git am of the mails (V=2 for v2, OUT=dir)"
