@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/string.h>
 #include <linux/tlb_policy.h>
 
@@ -794,6 +795,28 @@ static void note_case_desc(const struct note_case *c, char *desc)
 KUNIT_ARRAY_PARAM(note, note_cases, note_case_desc);
 
 /*
+ * Note @f with counting on and store in @delta how much each of this
+ * CPU's counters moved; then take the moves back, as nothing was flushed.
+ */
+static void note_deltas(const struct tlb_policy_flush *f, unsigned long *delta)
+{
+	unsigned long before[TLB_STAT_NR], flags;
+	int i;
+
+	tlb_policy_stats_enable(true);
+	local_irq_save(flags);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
+	tlb_policy_note(f);
+	for (i = 0; i < TLB_STAT_NR; i++) {
+		delta[i] = this_cpu_read(tlb_policy_stats.v[i]) - before[i];
+		this_cpu_sub(tlb_policy_stats.v[i], delta[i]);
+	}
+	local_irq_restore(flags);
+	tlb_policy_stats_enable(false);
+}
+
+/*
  * The counters are a view of the records: each record moves exactly the
  * counters its reach and reasons name, on this CPU.
  */
@@ -804,24 +827,13 @@ static void tlb_policy_note_counts_test(struct kunit *test)
 		.start = 0x10000, .pages = c->pages, .stride = 4096,
 		.ops = 1, .reach = c->reach, .why = c->why,
 	};
-	unsigned long before[TLB_STAT_NR], after[TLB_STAT_NR], flags;
+	unsigned long delta[TLB_STAT_NR];
 	int i;
 
-	tlb_policy_stats_enable(true);
-	local_irq_save(flags);
+	note_deltas(&f, delta);
 	for (i = 0; i < TLB_STAT_NR; i++)
-		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
-	tlb_policy_note(&f);
-	for (i = 0; i < TLB_STAT_NR; i++) {
-		after[i] = this_cpu_read(tlb_policy_stats.v[i]);
-		/* Nothing was flushed: leave the live counters as they were. */
-		this_cpu_sub(tlb_policy_stats.v[i], after[i] - before[i]);
-	}
-	local_irq_restore(flags);
-	tlb_policy_stats_enable(false);
-	for (i = 0; i < TLB_STAT_NR; i++)
-		KUNIT_EXPECT_EQ_MSG(test, after[i] - before[i],
-				    (unsigned long)c->want[i], "counter %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, delta[i], (unsigned long)c->want[i],
+				    "counter %d", i);
 }
 
 /* An IPI flush that names this CPU alone is counted as local. */
@@ -831,23 +843,15 @@ static void tlb_policy_note_ipi_self_test(struct kunit *test)
 		.pages = 1, .ops = 1, .reach = TLB_REACH_IPI,
 		.why = TLB_WHY_KERNEL,
 	};
-	unsigned long local, ipi, flags;
+	unsigned long delta[TLB_STAT_NR];
 
-	tlb_policy_stats_enable(true);
-	local_irq_save(flags);
+	/* The test's CPU: the note runs here, with interrupts off. */
+	migrate_disable();
 	f.cpus = cpumask_of(smp_processor_id());
-	local = this_cpu_read(tlb_policy_stats.v[TLB_STAT_LOCAL]);
-	ipi = this_cpu_read(tlb_policy_stats.v[TLB_STAT_IPI]);
-	tlb_policy_note(&f);
-	local = this_cpu_read(tlb_policy_stats.v[TLB_STAT_LOCAL]) - local;
-	ipi = this_cpu_read(tlb_policy_stats.v[TLB_STAT_IPI]) - ipi;
-	/* Nothing was flushed: leave the live counters as they were. */
-	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_LOCAL], local);
-	this_cpu_sub(tlb_policy_stats.v[TLB_STAT_IPI], ipi);
-	local_irq_restore(flags);
-	tlb_policy_stats_enable(false);
-	KUNIT_EXPECT_EQ(test, local, 1UL);
-	KUNIT_EXPECT_EQ(test, ipi, 0UL);
+	note_deltas(&f, delta);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, delta[TLB_STAT_LOCAL], 1UL);
+	KUNIT_EXPECT_EQ(test, delta[TLB_STAT_IPI], 0UL);
 }
 
 static struct kunit_case tlb_policy_test_cases[] = {
