@@ -18,7 +18,7 @@ help:
 	@echo "make cost     instructions, barriers, TLB invalidations and atomics per operation, base against series (ARCHES, METHODS, TWICE, PATCH; TRACE=1: the tracepoint off and on)"
 	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\"; FULL=1: every case in every row)"
 	@echo "make bisect  build what each patch touches on arm64, riscv, x86_64 and UML, then link each (QUICK=1: no links)"
-	@echo "make mail    b4 prep + b4 send -o of the series, offline, and git am of the mails (V=2 for v2, OUT=dir)"
+	@echo "make mail    b4 prep + b4 send -o of the series, offline, and git am of the mails (V=n, default the cover letter's newest \"Changes in vn\"; OUT=dir)"
 	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads [BREAKAGE=name]"
 
 setup:
@@ -62,4 +62,4 @@ bisect:
 	$(S)/bisect $(if $(QUICK),--quick)
 
 mail:
-	V=$(or $(V),1) $(S)/mail $(OUT)
+	$(if $(V),V=$(V)) $(S)/mail $(OUT)

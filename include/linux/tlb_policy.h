@@ -13,8 +13,8 @@
  * accessed-bit mode are single READ_ONCE() loads, and recording a flush
  * (counting it, tracing it) is a pair of patched-out branches until one
  * is turned on. Nothing on a flush path takes a lock or writes a shared
- * cache line; while counting is on, each count is a per-CPU increment
- * (an atomic instruction on arm64). A flush may
+ * cache line; while counting is on, each count is a plain per-CPU
+ * increment with interrupts disabled. A flush may
  * read a part of the policy more than once, and a concurrent debugfs
  * change can make it see the old value at one read and the new one at
  * the next: every combination is a complete flush.
@@ -166,8 +166,10 @@ enum tlb_flush_why {
  * @stride: the size each operation of the range covers.
  * @ops: the invalidations issued on each CPU reached: 1 for a whole
  *	address space or TLB, 0 when none.
- * @cpus: the CPUs interrupted by an IPI flush, or NULL: a local flush
- *	reaches 1 CPU, a broadcast every CPU.
+ * @cpus: the mask an IPI flush is sent to, or NULL: a local flush
+ *	reaches 1 CPU, a broadcast every CPU. The mask may include this
+ *	CPU, which flushes without an interrupt, and on x86 CPUs in lazy
+ *	TLB mode that the IPI skips.
  * @reach: the enum tlb_flush_reach taken.
  * @full: the whole address space (or TLB) was invalidated.
  * @why: enum tlb_flush_why bits.
@@ -192,9 +194,6 @@ struct tlb_policy_flush {
  * warning, a larger debugfs write is refused.
  */
 #define TLB_POLICY_MAX_OPS_LIMIT	1048576U	/* 2^20 */
-
-/* An end address that means "the whole address space". */
-#define TLB_POLICY_END_ALL		(~0UL)
 
 /**
  * struct tlb_policy_arch - what an architecture supports, described once
@@ -454,6 +453,9 @@ void riscv_tlb_policy_describe(struct tlb_policy_arch *desc, bool rfence,
 #if defined(CONFIG_X86) && IS_ENABLED(CONFIG_KUNIT)
 void x86_tlb_policy_describe(struct tlb_policy_arch *desc, bool invlpgb,
 			     bool pv);
+struct arch_tlbflush_unmap_batch;
+void x86_flush_tlb_under(enum tlbi_method method, struct mm_struct *mm,
+			 struct arch_tlbflush_unmap_batch *batch);
 #endif
 
 #endif /* _LINUX_TLB_POLICY_H */

@@ -452,6 +452,9 @@ static void expect_user_counts(struct kunit *test, const long *d, bool others)
 	 * only holds the mm lazily makes it leave the mm, after which the
 	 * flushes are local. Only the first one must reach it.
 	 */
+	/* x86 keeps such a flush local under every method. */
+	if (IS_ENABLED(CONFIG_X86) && !others)
+		reach = TLB_REACH_LOCAL;
 	if (IS_ENABLED(CONFIG_X86) && reach != TLB_REACH_LOCAL) {
 		/* tlbi_method=ipi: native IPIs, never INVLPGB or pv. */
 		if (reach == TLB_REACH_IPI) {
@@ -2198,6 +2201,54 @@ static void tlb_policy_arch_x86_vmstat(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ipi, 1);
 }
 #endif /* CONFIG_DEBUG_TLBFLUSH && CONFIG_VM_EVENT_COUNTERS */
+
+static const enum tlbi_method x86_methods[] = {
+	TLBI_METHOD_AUTO, TLBI_METHOD_IPI, TLBI_METHOD_BROADCAST,
+};
+
+static void x86_method_desc(const enum tlbi_method *m, char *desc)
+{
+	static const char *const names[] = {
+		[TLBI_METHOD_AUTO] = "auto",
+		[TLBI_METHOD_IPI] = "ipi",
+		[TLBI_METHOD_BROADCAST] = "broadcast",
+	};
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", names[*m]);
+}
+
+KUNIT_ARRAY_PARAM(x86_method, x86_methods, x86_method_desc);
+
+/*
+ * __text_poke() flushes its temporary mm with interrupts disabled, after
+ * unuse_temporary_mm() took this CPU out of the mm's mask: the flush must
+ * stay on this CPU, under every method, since the remote path ends in
+ * smp_call_function_many_cond(), which must not run with interrupts
+ * disabled. The same holds for a batch that names no other CPU. Each
+ * method is forced through x86_flush_tlb_under(), since QEMU offers no
+ * broadcast; an mm no CPU has used stands for the temporary mm.
+ */
+static void tlb_policy_arch_x86_irqs_off(struct kunit *test)
+{
+	enum tlbi_method method = *(const enum tlbi_method *)test->param_value;
+	struct arch_tlbflush_unmap_batch batch = {};
+	struct mm_struct *mm = test_mm(test);
+	unsigned long before[TLB_STAT_NR], flags;
+	long d[TLB_STAT_NR];
+	int i;
+
+	local_irq_save(flags);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		before[i] = this_cpu_read(tlb_policy_stats.v[i]);
+	x86_flush_tlb_under(method, mm, &batch);
+	for (i = 0; i < TLB_STAT_NR; i++)
+		d[i] = this_cpu_read(tlb_policy_stats.v[i]) - before[i];
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL], 2);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
+}
 #endif /* CONFIG_X86 && CONFIG_X86_64 */
 
 /*
@@ -2384,6 +2435,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 #endif
 #if defined(CONFIG_X86) && defined(CONFIG_X86_64)
 	KUNIT_CASE_PARAM(tlb_policy_arch_x86_cpa, cpa_gen_params),
+	KUNIT_CASE_PARAM(tlb_policy_arch_x86_irqs_off, x86_method_gen_params),
 #if defined(CONFIG_DEBUG_TLBFLUSH) && defined(CONFIG_VM_EVENT_COUNTERS)
 	KUNIT_CASE(tlb_policy_arch_x86_vmstat),
 #endif

@@ -8,7 +8,11 @@
  * line as tlbp_args=a,b,c (commas for spaces), and only the cases of
  * tlbp_cases=a:b:c (colons for its -c list's commas) when that is given,
  * and reboots, which makes QEMU (-no-reboot) exit. Every line it prints
- * starts with "tlbp-init:".
+ * starts with "tlbp-init:". The guest is thrown away after one run, so
+ * it always passes -D, which lets the selftest's destructive cases run
+ * (hotplug takes a CPU offline and online, switch rewrites the policy in
+ * debugfs); without it they would be skipped, in every row, and in
+ * tools/series/selftest-check's boots.
  *
  * With tlbp_stress=SECS and /stress-ng in the initramfs (tools/series/
  * stress-ng), it then runs "stress-ng --tlb-shootdown 4" for SECS
@@ -356,6 +360,7 @@ int main(void)
 	}
 
 	argv[argc++] = "/tlb_coherence";
+	argv[argc++] = "-D";	/* a throwaway guest: hotplug and switch too */
 	for (tok = strtok(args ? args : "", ","); tok && argc < 31;
 	     tok = strtok(NULL, ","))
 		argv[argc++] = tok;

@@ -31,9 +31,10 @@ TRACE_DEFINE_ENUM(TLB_WHY_FENCE_FAILED);
  * One event per flush decision, on the CPU that decided it: the record
  * that tlb_policy_note() counts. @why has the enum tlb_flush_why bits;
  * a flush with none went the way the method says. @cpus is 1 for a
- * local flush, the CPUs interrupted for an IPI flush and 0 for a
- * broadcast, whose reach the hardware or firmware decides, or for a
- * skipped flush.
+ * local flush; for an IPI flush, the weight of the mask it is sent to,
+ * which may count this CPU (flushed without an interrupt) and, on x86,
+ * lazy CPUs that get no IPI; 0 for a broadcast, whose reach the
+ * hardware or firmware decides, or for a skipped flush.
  */
 TRACE_EVENT(tlb_policy_flush,
 	    TP_PROTO(const struct tlb_policy_flush *f),

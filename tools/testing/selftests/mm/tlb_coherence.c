@@ -41,8 +41,10 @@
  * and back online (the readers pin themselves again before each look),
  * and switch changes protections with mprotect while a child process
  * writes the policy's method and max_ops in debugfs, which are put back
- * afterwards. Each is skipped without its files, and fails if its child
- * never got a write through.
+ * afterwards. They are destructive, and run only with -D (run_vmtests.sh
+ * passes it with its own -d); without it they are skipped, even when
+ * named with -c. Each is skipped without its files, and fails if its
+ * child never got a write through.
  *
  * A generation counter, bumped by the writer only while the readers are
  * idle, says which phase a reader is checking, so that a read can never
@@ -52,9 +54,16 @@
  *
  * With -t, the test measures the throughput of flush-heavy operations
  * instead, and with -a it does both. Each measurement runs in a new
- * process, as it would from a shell. Either way it turns the kernel's TLB
- * flush policy counters on when /sys/kernel/debug/tlb_policy/stats
- * exists, and ends by printing them.
+ * process, as it would from a shell; it fails if that process does not
+ * finish cleanly or gets nothing done, and its figures are only printed.
+ * For them it turns the kernel's TLB flush policy counters on, when
+ * /sys/kernel/debug/tlb_policy/stats exists and they are not counting
+ * already, and ends by printing them.
+ *
+ * What the test changes in the system is put back when it exits, and
+ * also when it is killed by SIGINT, SIGTERM (the kselftest runner's
+ * timeout) or SIGHUP, or when a case outlives its own watchdog, an
+ * alarm() well beyond the case's length and its waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -105,14 +114,18 @@ struct tcase {
 	bool own;		/* also run by own_cpu */
 	bool lazy;		/* readers sleep through the change */
 	bool transient;		/* EAGAIN, EBUSY, ENOMEM: skip the round */
+	/* What it does to the system, for a case that only -D runs. */
+	const char *destructive;
 	/* Run by a child while the rounds run; 0, or why it cannot. */
 	const char *(*churn_check)(void);
 	void (*churn)(void);
-	bool (*churn_done)(void);	/* put back; false if it cannot */
+	/* Put back; false if it cannot. Async-signal-safe. */
+	bool (*churn_done)(void);
 };
 
 static long page_size;
 static double case_secs;	/* how long each case runs */
+static bool allow_destructive;	/* -D */
 static bool have_swap;
 static int nr_readers;
 static int reader_cpu[MAX_READERS];
@@ -341,6 +354,62 @@ static bool wait_child_ok(pid_t pid, const char *name)
 	return r == pid && WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
+/* ---- putting the system back ------------------------------------------ */
+
+/*
+ * The test process: its threads may put the system back, its children
+ * never (they inherit the signal handlers and the atexit() hook).
+ */
+static pid_t main_pid;
+/* The signals that put the system back; blocked while it is put back. */
+static sigset_t put_back_sigs;
+static char watchdog_msg[128];
+
+/* Async-signal-safe, like write_file(). */
+static void say(const char *msg)
+{
+	ssize_t n = write(STDOUT_FILENO, msg, strlen(msg));
+
+	(void)n;
+}
+
+/* Write @val to @path in one write(). Async-signal-safe. */
+static bool write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+/* Keep this thread from running the handler of put_back_sigs, or not. */
+static void block_put_back(bool on, sigset_t *old)
+{
+	if (on)
+		pthread_sigmask(SIG_BLOCK, &put_back_sigs, old);
+	else
+		pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/*
+ * Arm the watchdog for one case of @secs seconds. Every wait in a case
+ * gives up on its own after WAIT_SECS; this catches what none of them
+ * can, such as a system call that never returns. On SIGALRM the test
+ * puts the system back and bails out.
+ */
+static void watchdog_arm(const char *name, double secs)
+{
+	unsigned int limit = 2 * secs + 4 * WAIT_SECS + 10;
+
+	snprintf(watchdog_msg, sizeof(watchdog_msg),
+		 "Bail out! %s: still running after %u s, watchdog\n", name, limit);
+	alarm(limit);
+}
+
 static void fill(unsigned long base, int pages)
 {
 	int i;
@@ -560,18 +629,6 @@ static void park_readers(bool on)
 
 static char hotplug_path[64];
 
-static bool write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
-
 static bool read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY);
@@ -588,15 +645,21 @@ static bool read_file(const char *path, char *buf, size_t size)
 	return true;
 }
 
-/* A riscv hart may still be stopping: try for up to a second. */
+/*
+ * A riscv hart may still be stopping: try for up to a second.
+ * Async-signal-safe (nanosleep(), not usleep()).
+ */
 static bool hotplug_online(void)
 {
+	struct timespec ts = { .tv_nsec = 10000000 };
 	int tries;
 
+	if (!hotplug_path[0])
+		return true;	/* set before any CPU goes offline */
 	for (tries = 0; tries < 100; tries++) {
 		if (write_file(hotplug_path, "1"))
 			return true;
-		usleep(10000);
+		nanosleep(&ts, NULL);
 	}
 	return false;
 }
@@ -676,41 +739,69 @@ static void switch_churn(void)
 
 static bool switch_done(void)
 {
-	return write_file(DEBUGFS_DIR "method", saved_method) &&
+	return saved_method[0] && saved_max_ops[0] &&
+	       write_file(DEBUGFS_DIR "method", saved_method) &&
 	       write_file(DEBUGFS_DIR "max_ops", saved_max_ops);
 }
 
 /*
- * The churning child of the case running, if any. It dies with this
- * process, and what it changed is put back on any exit.
+ * The case that changed the system and has not put it back yet, from
+ * its churn_check() on, and its churning child, if it runs. The child
+ * dies with this process, and what the case changed is put back on any
+ * exit, on a signal and by the watchdog (put_back()).
  */
-static const struct tcase *churn_case;
+static const struct tcase *changed_by;
 static pid_t churn_pid;
 
-static void churn_stop(void)
+/*
+ * Kill the churning child, then put back what its case changed; false if
+ * that failed. Async-signal-safe.
+ */
+static bool churn_put_back(void)
 {
-	const struct tcase *tc = churn_case;
+	pid_t pid = __atomic_exchange_n(&churn_pid, 0, __ATOMIC_ACQ_REL);
+	const struct tcase *tc;
 
-	if (churn_pid <= 0)
-		return;
-	kill(churn_pid, SIGKILL);
-	waitpid(churn_pid, NULL, 0);
-	churn_pid = 0;
-	if (!tc->churn_done())
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	tc = __atomic_exchange_n(&changed_by, NULL, __ATOMIC_ACQ_REL);
+	return !tc || tc->churn_done();
+}
+
+static void churn_stop(const struct tcase *tc)
+{
+	sigset_t old;
+	bool ok;
+
+	block_put_back(true, &old);
+	ok = churn_put_back();
+	block_put_back(false, &old);
+	if (!ok)
 		ksft_print_msg("%s: cannot put back what the child changed\n",
 			       tc->name);
 }
 
 static void churn_start(const struct tcase *tc)
 {
+	sigset_t old;
+	pid_t pid;
+
 	*churned = 0;
-	churn_case = tc;
-	churn_pid = fork();
-	if (churn_pid < 0)
+	/* No signal may find the child running and churn_pid not set. */
+	block_put_back(true, &old);
+	pid = fork();
+	if (pid > 0)
+		STORE(churn_pid, pid);
+	block_put_back(false, &old);
+	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-	if (churn_pid)
+	if (pid)
 		return;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != main_pid)
+		_exit(0);
 	/* Off CPU 0, where the writer spins, and off the CPU it unplugs. */
 	if (nr_readers > 1)
 		try_pin(reader_cpu[0]);
@@ -735,9 +826,11 @@ static const struct tcase cases[] = {
 	TCASE("pageout", EXPECT_NEW, setup_anon, change_pageout, .own = true),
 	TCASE("lazy", EXPECT_ZERO, setup_anon, change_dontneed, .lazy = true),
 	TCASE("hotplug", EXPECT_ZERO, setup_anon, change_dontneed,
+	      .destructive = "takes a CPU offline and online",
 	      .churn_check = hotplug_check, .churn = hotplug_churn,
 	      .churn_done = hotplug_online),
 	TCASE("switch", EXPECT_FAULT, setup_anon, change_mprotect,
+	      .destructive = "rewrites the system's TLB flush policy",
 	      .churn_check = switch_check, .churn = switch_churn,
 	      .churn_done = switch_done),
 };
@@ -762,6 +855,12 @@ static void run_case(const struct tcase *tc, double seconds)
 	bool last = false;
 	int k = 0, err;
 
+	if (tc->destructive && !allow_destructive) {
+		ksft_test_result_skip("%s: %s, run with -D to allow it\n",
+				      tc->name, tc->destructive);
+		return;
+	}
+	watchdog_arm(tc->name, seconds);
 	STORE(checks, 0);
 	STORE(stale, 0);
 	STORE(unexpected, 0);
@@ -775,10 +874,15 @@ static void run_case(const struct tcase *tc, double seconds)
 		ksft_test_result_skip("%s: needs swap\n", tc->name);
 		return;
 	}
-	why = tc->churn_check ? tc->churn_check() : NULL;
-	if (why) {
-		ksft_test_result_skip("%s: %s\n", tc->name, why);
-		return;
+	if (tc->churn_check) {
+		/* Before the check, which may change the system already. */
+		STORE(changed_by, tc);
+		why = tc->churn_check();
+		if (why) {
+			STORE(changed_by, NULL);
+			ksft_test_result_skip("%s: %s\n", tc->name, why);
+			return;
+		}
 	}
 	if (tc->churn) {
 		churn_start(tc);
@@ -837,7 +941,7 @@ next:
 		if (!tc->churn)
 			break;
 		/* One more round, in which the readers pin themselves back. */
-		churn_stop();
+		churn_stop(tc);
 		last = true;
 	}
 	if (tc->churn) {
@@ -1039,6 +1143,7 @@ static void run_hop(double seconds)
 	int k = 0;
 	pid_t pid;
 
+	watchdog_arm("cpu_hop", seconds);
 	memset(child_count, 0, 3 * sizeof(*child_count));
 	park_readers(true);
 	do {
@@ -1111,6 +1216,7 @@ static void run_own(double seconds)
 	int k = 0, cpu;
 	pid_t pid;
 
+	watchdog_arm("own_cpu", seconds);
 	memset(child_count, 0, 3 * sizeof(*child_count));
 	park_readers(true);
 	do {
@@ -1140,6 +1246,16 @@ struct perf_arg {
 };
 
 static bool perf_stop;
+
+/*
+ * Give up on a measurement, in the process that makes it: the parent
+ * reports it as failed and goes on.
+ */
+static __noreturn void perf_fail(const char *what)
+{
+	ksft_print_msg("perf: %s: %s\n", what, strerror(errno));
+	_exit(KSFT_FAIL);
+}
 
 static void *madv_loop(void *p)
 {
@@ -1174,9 +1290,10 @@ static unsigned long perf_madv(int threads, int pages, double secs,
 		args[t].mem = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (args[t].mem == MAP_FAILED)
-			ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-		if (pthread_create(&tid[t], NULL, madv_loop, &args[t]))
-			ksft_exit_fail_msg("pthread_create failed\n");
+			perf_fail("mmap");
+		errno = pthread_create(&tid[t], NULL, madv_loop, &args[t]);
+		if (errno)
+			perf_fail("pthread_create");
 	}
 	usleep(secs * 1e6);
 	STORE(perf_stop, true);
@@ -1198,7 +1315,7 @@ static unsigned long perf_mprotect(double secs, double *elapsed)
 	int i;
 
 	if (mem == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		perf_fail("mmap");
 	while (now() < end) {
 		for (i = 0; i < 64; i++)
 			mem[i * page_size] = 1;
@@ -1220,7 +1337,7 @@ static unsigned long perf_fork(double secs, double *elapsed)
 	while (now() < end) {
 		pid = fork();
 		if (pid < 0)
-			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+			perf_fail("fork");
 		if (!pid)
 			_exit(0);
 		waitpid(pid, NULL, 0);
@@ -1245,10 +1362,10 @@ static unsigned long perf_pingpong(double secs, double *elapsed)
 	pid_t pid;
 
 	if (pipe(ping) || pipe(pong))
-		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+		perf_fail("pipe");
 	pid = fork();
 	if (pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		perf_fail("fork");
 	if (!pid) {
 		pin(reader_cpu[0]);
 		while (read(ping[0], &c, 1) == 1 && c)
@@ -1259,12 +1376,12 @@ static unsigned long perf_pingpong(double secs, double *elapsed)
 	c = 1;
 	while (now() < end) {
 		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
-			ksft_exit_fail_msg("ping-pong: %s\n", strerror(errno));
+			perf_fail("ping-pong");
 		ops++;
 	}
 	c = 0;
 	if (write(ping[1], &c, 1) != 1 || waitpid(pid, &status, 0) < 0)
-		ksft_exit_fail_msg("ping-pong: %s\n", strerror(errno));
+		perf_fail("ping-pong");
 	*elapsed = now() - t0;
 	close(ping[0]);
 	close(ping[1]);
@@ -1326,10 +1443,16 @@ static void read_stats(struct stats *st)
 /*
  * Measure in a new process, pinned to CPU 0 like this one, so that every
  * case starts with a new mm, as a benchmark started from a shell would.
- */
-/*
  * With the counters, also print how many flushes of each kind the case
  * caused per 1000 operations (the other CPUs are idle meanwhile).
+ *
+ * The figures are only printed: how fast is fast enough depends on the
+ * machine, so no threshold on them would mean anything. What a
+ * measurement does test is that its workload, which makes the flushes
+ * of a busy system (from several threads on several CPUs for mt_*),
+ * runs: it passes if the process finished cleanly within the time
+ * allowed and got some operations done, and fails otherwise, without
+ * stopping the other measurements.
  */
 static void perf_measure(enum perf_case c, double secs)
 {
@@ -1345,6 +1468,7 @@ static void perf_measure(enum perf_case c, double secs)
 
 	if (res == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	watchdog_arm(perf_names[c], secs);
 	read_stats(&before);
 	pid = fork();
 	if (pid < 0)
@@ -1353,9 +1477,13 @@ static void perf_measure(enum perf_case c, double secs)
 		res->ops = perf_run(c, secs, &res->elapsed);
 		_exit(0);
 	}
-	if (!wait_child_ok(pid, perf_names[c]) || !res->ops)
-		ksft_exit_fail_msg("perf %s: the measuring process failed\n",
-				   perf_names[c]);
+	if (!wait_child_ok(pid, perf_names[c]) || !res->ops) {
+		ksft_print_msg("perf %s: the measuring process failed or got nothing done\n",
+			       perf_names[c]);
+		ksft_test_result_fail("perf_%s\n", perf_names[c]);
+		munmap(res, sizeof(*res));
+		return;
+	}
 	read_stats(&after);
 	ksft_print_msg("perf %s ops/s=%.0f\n", perf_names[c],
 		       res->ops / res->elapsed);
@@ -1370,18 +1498,55 @@ static void perf_measure(enum perf_case c, double secs)
 	munmap(res, sizeof(*res));
 }
 
-/* The counters count only once asked to; they stay on afterwards. */
+/*
+ * Whether stats_on() turned the counters on, for put_back(); an int, as
+ * riscv has no inline atomic exchange of a byte.
+ */
+static int stats_were_off;
+
+/*
+ * Whether the counters are counting. The stats file does not say, so
+ * make a few flushes of a page of this process's own and see whether
+ * any counter moves: while counting is off, none can.
+ */
+static bool stats_counting(void)
+{
+	char *p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct stats before, after;
+	int i;
+
+	if (p == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	read_stats(&before);
+	for (i = 0; i < 16; i++) {
+		*p = 1;
+		madvise(p, page_size, MADV_DONTNEED);
+	}
+	munmap(p, page_size);
+	read_stats(&after);
+	for (i = 0; i < after.n && i < before.n; i++)
+		if (after.val[i] != before.val[i])
+			return true;
+	return false;
+}
+
+/*
+ * The counters count only once asked to. Turn them on for the
+ * measurements, unless they count already; put_back() turns them off
+ * again only if they were off.
+ */
 static void stats_on(void)
 {
-	FILE *f = fopen(STATS_FILE, "w");
-	int bad;
-
-	if (!f)
+	if (access(STATS_FILE, F_OK) || stats_counting())
 		return;
-	bad = fputs("on\n", f) == EOF;
-	if (fclose(f) || bad)
+	/* Set first: a signal after the write must find it. */
+	STORE(stats_were_off, 1);
+	if (!write_file(STATS_FILE, "on")) {
+		STORE(stats_were_off, 0);
 		ksft_print_msg("cannot turn the counters on: %s\n",
 			       strerror(errno));
+	}
 }
 
 static void print_stats(void)
@@ -1398,14 +1563,90 @@ static void print_stats(void)
 	fclose(f);
 }
 
+/*
+ * Put back what the test changed: the CPU that hotplug takes offline,
+ * the policy that switch rewrites, and the counters, if stats_on()
+ * turned them on. Async-signal-safe, so that on_signal() can call it;
+ * run by the test process only, never by a child; each change is put
+ * back once, by whichever caller claims it first.
+ */
+static void put_back(void)
+{
+	if (getpid() != main_pid)
+		return;
+	if (!churn_put_back())
+		say("# cannot put back what the churning child changed\n");
+	if (__atomic_exchange_n(&stats_were_off, 0, __ATOMIC_ACQ_REL) &&
+	    !write_file(STATS_FILE, "off"))
+		say("# cannot turn the counters off again\n");
+}
+
+static void put_back_at_exit(void)
+{
+	sigset_t old;
+
+	block_put_back(true, &old);
+	put_back();
+	block_put_back(false, &old);
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP: put the system back, then die of the
+ * signal (SA_RESETHAND made its action the default again). SIGALRM, the
+ * watchdog: put it back and bail out. A child just dies.
+ */
+static void on_signal(int sig)
+{
+	if (getpid() == main_pid) {
+		if (sig == SIGALRM)
+			say(watchdog_msg);
+		put_back();
+		if (sig == SIGALRM)
+			_exit(KSFT_FAIL);
+		say("# interrupted; what the test changed is put back\n");
+	}
+	raise(sig);
+}
+
+/*
+ * Handle put_back_sigs in the test process, except those it was started
+ * with ignored (nohup), and put the system back on exit too. Only the
+ * main thread takes these signals: the readers block them.
+ */
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGALRM };
+	struct sigaction sa = {
+		.sa_handler = on_signal,
+		.sa_flags = SA_RESETHAND,
+	}, old;
+	unsigned int i;
+
+	main_pid = getpid();
+	sigemptyset(&put_back_sigs);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(&put_back_sigs, sigs[i]);
+	sa.sa_mask = put_back_sigs;
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (sigaction(sigs[i], NULL, &old) ||
+		    (old.sa_handler != SIG_IGN &&
+		     sigaction(sigs[i], &sa, NULL)))
+			ksft_exit_fail_msg("sigaction: %s\n", strerror(errno));
+	if (atexit(put_back_at_exit))
+		ksft_exit_fail_msg("atexit failed\n");
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-d seconds] [-c case[,case...]] [-t | -a]\n"
+		"Usage: %s [-d seconds] [-c case[,case...]] [-D] [-t | -a]\n"
 		"  -d  seconds per case (default 2)\n"
 		"  -c  coherence cases to run (default all):\n"
 		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate,\n"
 		"      pageout,lazy,hotplug,switch,cpu_hop,own_cpu\n"
+		"  -D  destructive: also run hotplug (takes a CPU offline and\n"
+		"      online) and switch (rewrites the TLB flush policy in\n"
+		"      debugfs); without -D they are skipped, even if named by -c\n"
 		"  -t  measure throughput instead of coherence\n"
 		"  -a  check coherence, then measure throughput\n", prog);
 	exit(KSFT_FAIL);
@@ -1418,10 +1659,11 @@ int main(int argc, char **argv)
 	pthread_t tid[MAX_READERS];
 	bool perf = false, coherence = true;
 	double secs = 2;
+	sigset_t old_mask;
 	cpu_set_t online;
 	int opt, i, cpu, planned = 0;
 
-	while ((opt = getopt(argc, argv, "d:c:tah")) != -1) {
+	while ((opt = getopt(argc, argv, "d:c:Dtah")) != -1) {
 		switch (opt) {
 		case 'd':
 			secs = atof(optarg);
@@ -1430,6 +1672,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			only = optarg;
+			break;
+		case 'D':
+			allow_destructive = true;
 			break;
 		case 't':
 			perf = true;
@@ -1447,7 +1692,9 @@ int main(int argc, char **argv)
 	case_secs = secs;
 
 	ksft_print_header();
-	stats_on();
+	catch_signals();
+	if (perf)
+		stats_on();
 	if (sched_getaffinity(0, sizeof(online), &online))
 		ksft_exit_fail_msg("sched_getaffinity: %s\n", strerror(errno));
 	for (cpu = 0; cpu < CPU_SETSIZE && nr_readers < MAX_READERS; cpu++)
@@ -1478,17 +1725,19 @@ int main(int argc, char **argv)
 		child_count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		churned = child_count == MAP_FAILED ? NULL : child_count + 8;
-		atexit(churn_stop);
 		memfd = memfd_create("tlb_coherence", 0);
 		have_swap = swap_on();
 		if (region == MAP_FAILED || child_count == MAP_FAILED ||
 		    memfd < 0 ||
 		    ftruncate(memfd, 2 * MAX_PAGES * page_size))
 			ksft_exit_fail_msg("setup: %s\n", strerror(errno));
+		/* The readers inherit the mask: only this thread puts back. */
+		block_put_back(true, &old_mask);
 		for (i = 0; i < nr_readers; i++)
 			if (pthread_create(&tid[i], NULL, reader,
 					   (void *)(long)i))
 				ksft_exit_fail_msg("pthread_create failed\n");
+		block_put_back(false, &old_mask);
 
 		for (i = 0; i < nr_cases; i++)
 			if (!only || strstr(only, cases[i].name))
@@ -1505,6 +1754,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < NR_PERF && perf; i++)
 		perf_measure(i, secs);
-	print_stats();
+	alarm(0);
+	if (perf)
+		print_stats();
 	ksft_finished();
 }
