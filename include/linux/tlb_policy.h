@@ -447,6 +447,7 @@ void arm64_asid_rollover_for_test(void);
 #endif
 #if defined(CONFIG_RISCV) && IS_ENABLED(CONFIG_KUNIT)
 extern bool riscv_tlb_fence_usable;
+extern bool sbi_rfence_failed;
 void riscv_tlb_policy_describe(struct tlb_policy_arch *desc, bool rfence,
 			       bool sbi_ipi, bool cip_1200);
 #endif

@@ -42,6 +42,7 @@
 #include <asm/tlbflush.h>
 #include <trace/events/tlb_policy.h>
 #ifdef CONFIG_RISCV
+#include <asm/cacheflush.h>
 #include <asm/sbi.h>
 #endif
 #ifdef CONFIG_X86
@@ -1505,7 +1506,8 @@ static void tlb_policy_arch_arm64_pinned(struct kunit *test)
 
 #ifdef CONFIG_RISCV
 /*
- * riscv's decisions against the expressions they replace (Linux 7.1.5,
+ * riscv's decisions against the expressions they replace (the code
+ * before this series,
  * local_flush_tlb_range_asid()): one sfence.vma by address when the size
  * is at most the stride, everything for FLUSH_TLB_MAX_SIZE, else
  * DIV_ROUND_UP(size, stride) operations unless that is above the
@@ -1531,7 +1533,7 @@ struct riscv_case {
 	unsigned int max_ops;
 	enum tlb_flush_kind kind;
 	unsigned long nr;
-	const char *differs;	/* why 7.1.5 decided otherwise, or NULL */
+	const char *differs;	/* why the old code decided otherwise */
 };
 
 #define RV_BASE		SZ_1G
@@ -1623,7 +1625,7 @@ static void tlb_policy_arch_riscv_decisions(struct kunit *test)
 	if (c->differs) {
 		KUNIT_EXPECT_TRUE_MSG(test, old != kind ||
 				      (kind == TLB_FLUSH_RANGE && old_nr != nr),
-				      "7.1.5 decided the same, but %s",
+				      "the old code decided the same, but %s",
 				      c->differs);
 		return;
 	}
@@ -1635,7 +1637,7 @@ static void tlb_policy_arch_riscv_decisions(struct kunit *test)
 /*
  * The description riscv registers, for each answer of the probes: the
  * "sbi" method exists only with a working remote fence, "auto" is the
- * fence only when IPIs go through SBI as well (the 7.1.5 rule), and the
+ * fence only when IPIs go through SBI as well (the rule before), and the
  * CIP-1200 erratum forces max_ops to 0 over the user and over debugfs.
  */
 static void tlb_policy_arch_riscv_describe(struct kunit *test)
@@ -1710,9 +1712,11 @@ static int riscv_fence_fails(const struct cpumask *cpu_mask,
 	return -EIO;
 }
 
+/* Put back riscv_tlb_fence_usable, and a fence failure this test made. */
 static void riscv_fence_restore(void *usable)
 {
 	WRITE_ONCE(riscv_tlb_fence_usable, (bool)(unsigned long)usable);
+	WRITE_ONCE(sbi_rfence_failed, false);
 }
 
 /* With the default max_ops of 64: a flush by address, and a full one. */
@@ -1733,7 +1737,8 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 	bool usable = READ_ONCE(riscv_tlb_fence_usable);
 	int stale, calls, ret;
 
-	if (!usable || tlb_policy_method() != TLBI_METHOD_BROADCAST)
+	if (!usable || sbi_rfence_has_failed() ||
+	    tlb_policy_method() != TLBI_METHOD_BROADCAST)
 		kunit_skip(test, "flushes do not use the SBI remote fence");
 
 	remap_map(test, &r);
@@ -1753,8 +1758,8 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 			    "%d stale reads of %u pages on %u CPUs after a failed fence",
 			    stale, nr, num_online_cpus());
 	KUNIT_EXPECT_EQ(test, calls, 1);
-	usable = READ_ONCE(riscv_tlb_fence_usable);
-	KUNIT_EXPECT_FALSE_MSG(test, usable, "the fence is still in use");
+	KUNIT_EXPECT_TRUE_MSG(test, sbi_rfence_has_failed(),
+			      "the fence is still in use");
 
 	/* The next flush goes by IPI without trying the fence. */
 	flush_tlb_kernel_range(r.va, r.va + size);
@@ -1762,6 +1767,50 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 			    "the next flush tried the failed fence again");
 
 	remap_unmap(test, &r);
+}
+
+static int riscv_fence_i_fails(const struct cpumask *cpu_mask)
+{
+	atomic_inc(&riscv_fence_calls);
+	return -EIO;
+}
+
+/*
+ * A remote fence.i that fails falls back as the TLB flushes do, and turns
+ * the fence off for both: flush_icache_all() and flush_icache_mm() stop
+ * calling it, and so does the next TLB flush. The fence fails only for
+ * calls from this test's thread; no code is changed, so nothing is left
+ * stale if a flush is missed.
+ */
+static void tlb_policy_arch_riscv_fence_i_fails(struct kunit *test)
+{
+	bool usable = READ_ONCE(riscv_tlb_fence_usable);
+	struct mm_struct *mm = test_mm(test);
+	int ret;
+
+	if (!riscv_use_sbi_for_rfence() || sbi_rfence_has_failed())
+		kunit_skip(test, "remote fence.i does not go through SBI");
+
+	atomic_set(&riscv_fence_calls, 0);
+	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
+					(void *)(unsigned long)usable);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	kunit_activate_static_stub(test, sbi_remote_fence_i,
+				   riscv_fence_i_fails);
+	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
+				   riscv_fence_fails);
+
+	flush_icache_all();
+	KUNIT_EXPECT_EQ(test, atomic_read(&riscv_fence_calls), 1);
+	KUNIT_EXPECT_TRUE_MSG(test, sbi_rfence_has_failed(),
+			      "a failed fence.i left the remote fences on");
+
+	/* Neither the I-cache nor the TLB code tries the fence again. */
+	flush_icache_all();
+	flush_icache_mm(mm, false);
+	flush_tlb_kernel_range(VMALLOC_START, VMALLOC_START + PAGE_SIZE);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_calls), 1,
+			    "a flush called the failed fence again");
 }
 
 /* The last remote fence, recorded by riscv_fence_record(). */
@@ -1819,7 +1868,7 @@ static void riscv_fence_flush_all(struct kunit *test)
 
 /*
  * What the SBI remote fence is given: the strides decided, up to max_ops;
- * above it the strides touched, by address as 7.1.5 gave them, for the
+ * above it the strides touched, by address as before, for the
  * firmware to decide, up to the ceiling; from the ceiling on (a page
  * table's worth) and for everything, the whole space. And with interrupts
  * disabled,
@@ -1837,6 +1886,8 @@ static void tlb_policy_arch_riscv_fence_args(struct kunit *test)
 
 	if (!sbi_rfence_available())
 		kunit_skip(test, "the firmware has no remote fence");
+	if (sbi_rfence_has_failed())
+		kunit_skip(test, "a remote fence has failed");
 
 	atomic_set(&riscv_fence_seen.calls, 0);
 	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
@@ -1891,7 +1942,7 @@ static void tlb_policy_arch_riscv_fence_args(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_seen.calls), calls + 1,
 			    "no fence for a flush with interrupts off (method %d)",
 			    tlb_policy_method());
-	WRITE_ONCE(riscv_tlb_fence_usable, false);
+	WRITE_ONCE(sbi_rfence_failed, true);
 	riscv_fence_flush(test, va, PAGE_SIZE, true);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&riscv_fence_seen.calls), calls + 2,
 			    "no fence for a flush with interrupts off once it failed");
@@ -1948,7 +1999,7 @@ static void tlb_policy_arch_x86_generation(struct kunit *test)
 	}
 }
 
-/* 7.1.5's test in get_flush_tlb_info(): true for a full flush. */
+/* The old test in get_flush_tlb_info(): true for a full flush. */
 static bool x86_old_full(unsigned long start, unsigned long end,
 			 unsigned int shift, unsigned int ceiling)
 {
@@ -1961,7 +2012,7 @@ struct x86_case {
 	unsigned int shift, max_ops;
 	bool range;			/* flushed page by page */
 	unsigned long first, last;	/* the bounds a loop uses, for a range */
-	bool differs;			/* 7.1.5 decided otherwise */
+	bool differs;			/* the old code decided otherwise */
 };
 
 #define X86_K	0xffffc90000000000UL	/* a vmalloc address */
@@ -1982,7 +2033,7 @@ static const struct x86_case x86_cases[] = {
 	{ "33 2M pages", X86_U, X86_U + 33 * SZ_2M, 21, 33, true, X86_U,
 	  X86_U + 33 * SZ_2M },
 	{ "34 2M pages", X86_U, X86_U + 34 * SZ_2M, 21, 33, false },
-	/* A page table freed after 33 2M pages: 33, as in 7.1.5. */
+	/* A page table freed after 33 2M pages: 33, as before. */
 	{ "33 2M pages and 4K", X86_U, X86_U + 33 * SZ_2M + SZ_4K, 21, 33,
 	  true, X86_U, X86_U + 33 * SZ_2M + SZ_4K },
 	/* The start down to the 2M stride: the loop reaches two 2M pages. */
@@ -1994,18 +2045,18 @@ static const struct x86_case x86_cases[] = {
 	{ "kernel, 2 pages", X86_K, X86_K + 2 * SZ_4K, 12, 33, true, X86_K,
 	  X86_K + 2 * SZ_4K },
 	/*
-	 * One page long, but across two: the same decision as 7.1.5, which
+	 * One page long, but across two: the same decision as before, which
 	 * flushed only the first of them.
 	 */
 	{ "kernel, unaligned 1 page", X86_K + SZ_2K, X86_K + SZ_2K + SZ_4K,
 	  12, 33, true, X86_K, X86_K + SZ_2K + SZ_4K },
 	{ "kernel, unaligned end", X86_K, X86_K + SZ_4K + 8, 12, 33, true,
 	  X86_K, X86_K + SZ_4K + 8 },
-	/* 33 pages long, 34 touched: counted 33, as in 7.1.5. */
+	/* 33 pages long, 34 touched: counted 33, as before. */
 	{ "kernel, unaligned 33 pages", X86_K + SZ_2K,
 	  X86_K + SZ_2K + 33 * SZ_4K, 12, 33, true, X86_K,
 	  X86_K + SZ_2K + 33 * SZ_4K },
-	/* 33 pages and a half: counted 33, flushed 34, as in 7.1.5. */
+	/* 33 pages and a half: counted 33, flushed 34, as before. */
 	{ "kernel, 33.5 pages", X86_K, X86_K + 33 * SZ_4K + SZ_2K, 12, 33,
 	  true, X86_K, X86_K + 33 * SZ_4K + SZ_2K },
 	/* The loop would step past the last page and wrap to 0. */
@@ -2024,7 +2075,7 @@ static void x86_case_desc(const struct x86_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(x86_decide, x86_cases, x86_case_desc);
 
-/* The range decision against 7.1.5's, and the bounds a loop then uses. */
+/* The range decision against the old one, and the loop's bounds. */
 static void tlb_policy_arch_x86_decisions(struct kunit *test)
 {
 	const struct x86_case *c = test->param_value;
@@ -2245,7 +2296,12 @@ static void tlb_policy_arch_x86_irqs_off(struct kunit *test)
 		d[i] = this_cpu_read(tlb_policy_stats.v[i]) - before[i];
 	local_irq_restore(flags);
 
+	/*
+	 * Local by the decision, not by an IPI to an empty mask, which the
+	 * core would record as local too: only the local arms say elided.
+	 */
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_LOCAL], 2);
+	KUNIT_EXPECT_EQ(test, d[TLB_STAT_ELIDED], 2);
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_IPI], 0);
 	KUNIT_EXPECT_EQ(test, d[TLB_STAT_BROADCAST], 0);
 }
@@ -2335,10 +2391,29 @@ static void trace_expect(struct kunit *test, const struct tlb_policy_flush *f,
  * CPU, and one of a kernel page: each makes one record that says where
  * it went and why, as the policy decides.
  */
+static const bool trace_counting[] = { true, false };
+
+static void trace_counting_desc(const bool *on, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "counting %s", *on ? "on" : "off");
+}
+
+KUNIT_ARRAY_PARAM(trace_counting, trace_counting, trace_counting_desc);
+
+static void trace_counting_on(void *unused)
+{
+	tlb_policy_stats_enable(true);
+}
+
+/*
+ * The records of known flushes, with the counters on (as the suite runs)
+ * and off: the event alone must see every flush decision.
+ */
 static void tlb_policy_arch_trace(struct kunit *test)
 {
 	/* Above any max_ops, and above what an arm64 range TLBI covers. */
 	const unsigned long huge = (4UL << 20) << PAGE_SHIFT;
+	bool counting = *(const bool *)test->param_value;
 	struct tlb_policy_flush *f[3];
 	struct trace_catch *c;
 	struct user_mm u;
@@ -2347,6 +2422,13 @@ static void tlb_policy_arch_trace(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "needs CONFIG_TRACEPOINTS");
 	user_mm_init(test, &u);
+	if (!counting) {
+		tlb_policy_stats_enable(false);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+					trace_counting_on, NULL), 0);
+		if (tlb_policy_counting())
+			kunit_skip(test, "counting was switched on from debugfs");
+	}
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->task = current;
@@ -2418,7 +2500,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_user_batch_two),
 #endif
 	KUNIT_CASE(tlb_policy_arch_young),
-	KUNIT_CASE(tlb_policy_arch_trace),
+	KUNIT_CASE_PARAM(tlb_policy_arch_trace, trace_counting_gen_params),
 #ifdef CONFIG_ARM64_CONTPTE
 	KUNIT_CASE(tlb_policy_arch_young_contpte),
 #endif
@@ -2432,6 +2514,7 @@ static struct kunit_case tlb_policy_arch_cases[] = {
 	KUNIT_CASE(tlb_policy_arch_riscv_fence_args),
 	KUNIT_CASE_PARAM(tlb_policy_arch_riscv_fence_fails,
 			 riscv_fence_gen_params),
+	KUNIT_CASE(tlb_policy_arch_riscv_fence_i_fails),
 #endif
 #if defined(CONFIG_X86) && defined(CONFIG_X86_64)
 	KUNIT_CASE_PARAM(tlb_policy_arch_x86_cpa, cpa_gen_params),
