@@ -1719,6 +1719,20 @@ static void riscv_fence_restore(void *usable)
 	WRITE_ONCE(sbi_rfence_failed, false);
 }
 
+/*
+ * From here on, this test's thread finds the remote sfence.vma failing;
+ * the fence's state (@usable, and no failure) is put back at its end.
+ */
+static void riscv_fence_fail_here(struct kunit *test, bool usable)
+{
+	atomic_set(&riscv_fence_calls, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+				riscv_fence_restore,
+				(void *)(unsigned long)usable), 0);
+	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
+				   riscv_fence_fails);
+}
+
 /* With the default max_ops of 64: a flush by address, and a full one. */
 static const unsigned int riscv_fence_pages[] = { 2, 65 };
 
@@ -1735,7 +1749,7 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 	unsigned long size = (unsigned long)nr * PAGE_SIZE;
 	struct remap r = { .nr = nr };
 	bool usable = READ_ONCE(riscv_tlb_fence_usable);
-	int stale, calls, ret;
+	int stale, calls;
 
 	if (!usable || sbi_rfence_has_failed() ||
 	    tlb_policy_method() != TLBI_METHOD_BROADCAST)
@@ -1744,12 +1758,7 @@ static void tlb_policy_arch_riscv_fence_fails(struct kunit *test)
 	remap_map(test, &r);
 	KUNIT_ASSERT_EQ(test, read_on_each_cpu(&r, OLD_BASE), 0);
 
-	atomic_set(&riscv_fence_calls, 0);
-	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
-					(void *)(unsigned long)usable);
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
-				   riscv_fence_fails);
+	riscv_fence_fail_here(test, usable);
 
 	remap_flush(&r, r.va, r.va + size);
 	stale = read_on_each_cpu(&r, NEW_BASE);
@@ -1786,19 +1795,13 @@ static void tlb_policy_arch_riscv_fence_i_fails(struct kunit *test)
 {
 	bool usable = READ_ONCE(riscv_tlb_fence_usable);
 	struct mm_struct *mm = test_mm(test);
-	int ret;
 
 	if (!riscv_use_sbi_for_rfence() || sbi_rfence_has_failed())
 		kunit_skip(test, "remote fence.i does not go through SBI");
 
-	atomic_set(&riscv_fence_calls, 0);
-	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
-					(void *)(unsigned long)usable);
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	riscv_fence_fail_here(test, usable);
 	kunit_activate_static_stub(test, sbi_remote_fence_i,
 				   riscv_fence_i_fails);
-	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
-				   riscv_fence_fails);
 
 	flush_icache_all();
 	KUNIT_EXPECT_EQ(test, atomic_read(&riscv_fence_calls), 1);
