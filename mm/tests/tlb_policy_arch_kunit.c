@@ -42,7 +42,7 @@
 #include <asm/tlbflush.h>
 #include <trace/events/tlb_policy.h>
 #ifdef CONFIG_RISCV
-#include <asm/cacheflush.h>
+#include <linux/cacheflush.h>
 #include <asm/sbi.h>
 #endif
 #ifdef CONFIG_X86
@@ -1725,10 +1725,12 @@ static void riscv_fence_restore(void *usable)
  */
 static void riscv_fence_fail_here(struct kunit *test, bool usable)
 {
+	int ret;
+
 	atomic_set(&riscv_fence_calls, 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-				riscv_fence_restore,
-				(void *)(unsigned long)usable), 0);
+	ret = kunit_add_action_or_reset(test, riscv_fence_restore,
+					(void *)(unsigned long)usable);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	kunit_activate_static_stub(test, sbi_remote_sfence_vma_asid,
 				   riscv_fence_fails);
 }
@@ -2421,14 +2423,15 @@ static void tlb_policy_arch_trace(struct kunit *test)
 	struct trace_catch *c;
 	struct user_mm u;
 	unsigned int other;
+	int ret;
 
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "needs CONFIG_TRACEPOINTS");
 	user_mm_init(test, &u);
 	if (!counting) {
 		tlb_policy_stats_enable(false);
-		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-					trace_counting_on, NULL), 0);
+		ret = kunit_add_action_or_reset(test, trace_counting_on, NULL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
 		if (tlb_policy_counting())
 			kunit_skip(test, "counting was switched on from debugfs");
 	}
