@@ -121,10 +121,13 @@ static void wl_dontneed64(void)
 	dontneed("dontneed-64", 64, 100);
 }
 
-/* mprotect() of 64 pages to read-only and back. */
-static void wl_mprotect64(void)
+/*
+ * mprotect() of the 64 pages at @p to read-only and back, @iters times
+ * after WARM, with a write to every page after each return to read-write
+ * if @write, inside the counted window.
+ */
+static void mprotect64(const char *name, char *p, int write)
 {
-	char *p = map(64);
 	int i, iters = 100;
 
 	touch(p, 64);
@@ -134,40 +137,35 @@ static void wl_mprotect64(void)
 		if (mprotect(p, 64 * PAGE, PROT_READ) ||
 		    mprotect(p, 64 * PAGE, PROT_READ | PROT_WRITE))
 			die("mprotect");
+		if (write)
+			touch(p, 64);
 		if (i >= WARM)
 			OFF();
 	}
-	report("mprotect-64x2", iters);
+	report(name, iters);
+}
+
+static void wl_mprotect64(void)
+{
+	mprotect64("mprotect-64x2", map(64), 0);
 }
 
 /*
- * The same, with a write to every page after each return to read-write,
- * counted with the two calls: whatever the writes make the kernel do
- * (a fault, and its flush, on a PTE that mprotect() left read-only or
- * clean) lands in the window; the 64 stores themselves are the same user
- * instructions on every kernel. The buffer starts one page past a 64 KiB
- * boundary, where arm64 with LPA2 issues the most single-page TLBIs
- * before its range TLBIs can start (15 pages to the next boundary), so
- * that the count does not depend on where mmap() happened to put it.
+ * The same with the writes: whatever they make the kernel do (a fault,
+ * and its flush, on a PTE that mprotect() left read-only or clean) lands
+ * in the window; the 64 stores themselves are the same user instructions
+ * on every kernel. The buffer starts one page past a 64 KiB boundary,
+ * where arm64 with LPA2 issues the most single-page TLBIs before its
+ * range TLBIs can start (15 pages to the next boundary), so that the
+ * count does not depend on where mmap() happened to put it.
  */
 static void wl_mprotect64_write(void)
 {
 	char *m = map(64 + 16);
-	char *p = m + ((0x10000 - ((unsigned long)m & 0xffff) + PAGE) & 0xffff);
-	int i, iters = 100;
 
-	touch(p, 64);
-	for (i = 0; i < WARM + iters; i++) {
-		if (i >= WARM)
-			ON();
-		if (mprotect(p, 64 * PAGE, PROT_READ) ||
-		    mprotect(p, 64 * PAGE, PROT_READ | PROT_WRITE))
-			die("mprotect");
-		touch(p, 64);
-		if (i >= WARM)
-			OFF();
-	}
-	report("mprotect-64x2-w", iters);
+	mprotect64("mprotect-64x2-w",
+		   m + ((0x10000 - ((unsigned long)m & 0xffff) + PAGE) & 0xffff),
+		   1);
 }
 
 /* A thread on every other CPU that uses the mm, then sleeps. */
