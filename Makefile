@@ -3,7 +3,7 @@
 
 S := tools/series
 
-.PHONY: help setup apply export check kunit test guest-test demo bench cost selftest-check bisect mail litmus
+.PHONY: help setup apply export check kunit test guest-test oracle demo bench cost selftest-check bisect mail litmus
 
 help:
 	@echo "make setup    install packages, unpack the 7.1.5 base tree into \$$TLBP_CACHE"
@@ -17,6 +17,7 @@ help:
 	@echo "make bench    base against series throughput and stress-ng, interleaved (ARCH, RUNS, SECS, STRESS, A, B, ARGS_A, ARGS_B)"
 	@echo "make cost     instructions, barriers, TLB invalidations and atomics per operation, base against series (ARCHES, METHODS, TWICE, PATCH; TRACE=1: the tracepoint off and on)"
 	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\"; FULL=1: every case in every row)"
+	@echo "make oracle  boot guest rows under the oracle, a TLB that forgets nothing (ARCHES, ROWS=\"default kpti\")"
 	@echo "make bisect  build what each patch touches on arm64, riscv, x86_64 and UML, then link each (QUICK=1: no links)"
 	@echo "make mail    b4 prep + b4 send -o of the series, offline, and git am of the mails (V=n, default the cover letter's newest \"Changes in vn\"; OUT=dir)"
 	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads [BREAKAGE=name]"
@@ -45,6 +46,9 @@ test:
 
 guest-test:
 	TLBP_GUEST_FULL=$(if $(filter-out 0,$(FULL)),1,$(or $(TLBP_GUEST_FULL),0)) $(S)/guest-test $(ARCHES)
+
+oracle:
+	ARCHES="$(ARCHES)" ROWS="$(ROWS)" $(S)/oracle
 
 demo:
 	$(S)/demo

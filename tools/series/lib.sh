@@ -47,7 +47,7 @@ COPY_DIRS="mm include arch Documentation tools/testing"
 PACKAGES="gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
 libc6-dev-arm64-cross libc6-dev-riscv64-cross qemu-system-arm
 qemu-system-misc qemu-system-x86 sparse b4 quilt flex bison bc libelf-dev
-libssl-dev cpio ccache python3 python3-ply python3-git gcc make git xz-utils
+libssl-dev libglib2.0-dev cpio ccache python3 python3-ply python3-git gcc make git xz-utils
 curl ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev"
 
 mkdir -p "$LOGDIR"
@@ -194,6 +194,15 @@ usage_if_help() {
 # row_expect ARCH WARNS POLICY TEXT: set the array "expect" to the
 # guest-report options that check one row of tools/series/guest-cases.
 # Every arch must print the policy line on every boot.
+# oracle_plugin_arg ARCH NAME OUT: the QEMU argument that loads the oracle
+# (tools/series/oracle) for guest NAME of ARCH, writing its findings to
+# OUT. The boot must run QEMU 10 (TLBP_QEMU10=1).
+oracle_plugin_arg() {
+	local so
+	so=$("$TOP/tools/series/oracle" --plugin) || return 1
+	echo "-plugin $so,arch=$1,outfile=$3,map=$TLBP_CACHE/build/guest-$1-$2/System.map"
+}
+
 row_expect() {
 	local w
 	expect=()
