@@ -203,6 +203,47 @@ static uint64_t om_invalidate(struct om_tlb *t, uint64_t tag, uint64_t vpn,
 	return n;
 }
 
+/*
+ * An invalidation by address removes the entry of a block mapping that
+ * contains the address (2 MiB: a PMD-level block, THP). The model keeps
+ * 4 KiB entries and cannot tell a block from 512 pages, so an entry
+ * whose physical page sits at the same offset in its 2 MiB as its
+ * virtual page (which every page of a block does) goes with any
+ * invalidation of its tag that touches its 2 MiB.
+ */
+static uint64_t om_invalidate_blocks(struct om_tlb *t, uint64_t tag,
+				     uint64_t vpn, uint64_t npages)
+{
+	uint64_t n, i, first = vpn & ~511ULL, last = (vpn + npages - 1) | 511;
+
+	n = om_invalidate(t, tag, vpn, npages);
+	if (npages == OM_ALL_PAGES)
+		return n;
+	if (tag != OM_ALL_TAGS && last - first < 8 * 512) {
+		for (i = first; i <= last; i++) {
+			struct om_entry *e = om_slot(t, om_key(tag, i));
+
+			if (e->key && !((e->ppn ^ i) & 511)) {
+				om_remove_slot(t, e - t->e);
+				n++;
+			}
+		}
+		return n;
+	}
+	for (i = 0; i <= t->mask; i++) {
+		uint64_t k = t->e[i].key, p = om_vpn_of(k);
+
+		if (!k || (tag != OM_ALL_TAGS && om_tag_of(k) != (tag & 0xffff)))
+			continue;
+		if (p < first || p > last || ((t->e[i].ppn ^ p) & 511))
+			continue;
+		om_remove_slot(t, i);
+		n++;
+		i--;	/* the slot may hold a re-seated entry now */
+	}
+	return n;
+}
+
 static void om_note(struct om_tlb *t, const char *what)
 {
 	snprintf(t->history[t->hpos % OM_HISTORY], sizeof(t->history[0]), "%s", what);

@@ -367,7 +367,7 @@ static void apply(unsigned int idx, struct om_inval *r, uint64_t pc)
 		if (!r->broadcast && i != idx)
 			continue;
 		pthread_mutex_lock(&v->lock);
-		om_invalidate(&v->tlb, r->tag, r->vpn, r->npages);
+		om_invalidate_blocks(&v->tlb, r->tag, r->vpn, r->npages);
 		om_note(&v->tlb, what);
 		if (r->broadcast && i != idx) {
 			struct tomb *t = &v->tombs[v->ntombs < 8 ? v->ntombs++ : 7];

@@ -38,7 +38,7 @@ static bool kept(uint64_t tag, uint64_t va)
 static void apply(struct om_inval r)
 {
 	CHECK(r.kind == OM_INVAL, "%s decodes as an invalidation", r.name);
-	om_invalidate(&t, r.tag, r.vpn, r.npages);
+	om_invalidate_blocks(&t, r.tag, r.vpn, r.npages);
 }
 
 /* The operand of TLBI VA forms: ASID in [63:48], VA[55:12] in [43:0]. */
@@ -107,8 +107,8 @@ static void test_arm64(void)
 	CHECK(t.used == 0, "tlbi vmalle1 removes everything");
 
 	/* range: (NUM+1) << (5*SCALE+1) pages from BaseADDR */
-	for (int i = 0; i < 64; i++)
-		fill(5, A + i * 4096, 0x1000000 + i * 4096);
+	for (int i = 0; i < 64; i++)	/* 4 KiB pages, not a block */
+		fill(5, A + i * 4096, 0x1001000 + i * 4096);
 	apply(om_arm64_tlbi(tlbi(2, 5), arm64_range(5, 0, 30, A, false), true, false));
 	CHECK(!kept(5, A) && !kept(5, A + 61 * 4096) && kept(5, A + 62 * 4096),
 	      "tlbi rvale1is NUM=30 SCALE=0 covers 62 pages, not 63");
@@ -226,6 +226,27 @@ static void test_x86(void)
 	CHECK(om_x86_invpcid(4, 0, 0).kind == OM_UNKNOWN, "invpcid type 4 is unknown");
 }
 
+/* A 2 MiB block: one invalidation by address inside it removes it all. */
+static void test_blocks(void)
+{
+	const uint64_t V = 0x40000000, P = 0x80000000;
+
+	om_init(&t);
+	for (int i = 0; i < 512; i++)
+		fill(5, V + i * 4096, P + i * 4096);
+	fill(5, V + 0x200000, 0x12345000);	/* a 4K page in the next 2M */
+	apply(om_arm64_tlbi(tlbi(3, 1), arm64_va(5, V + 0x1000), true, false));
+	CHECK(!kept(5, V) && !kept(5, V + 511 * 4096),
+	      "tlbi vae1is inside a 2 MiB block removes the block");
+	CHECK(kept(5, V + 0x200000), "and not the next 2 MiB");
+	for (int i = 0; i < 512; i++)
+		fill(5, V + i * 4096, P + i * 4096);
+	fill(5, V + 0x5000, 0x7777000);		/* not at its block offset */
+	apply(om_riscv_fence(10, 0, V, 0, 16, "sfence.vma"));
+	CHECK(!kept(5, V + 4096) && kept(5, V + 0x5000),
+	      "sfence.vma va, zero removes the block, not a 4 KiB page elsewhere");
+}
+
 static void test_stale(void)
 {
 	uint64_t old = 0, pc = 0;
@@ -252,6 +273,7 @@ int main(void)
 	test_arm64();
 	test_riscv();
 	test_x86();
+	test_blocks();
 	test_stale();
 	printf("oracle-selftest: %d checks, %d failed\n", checks, failures);
 	return failures != 0;
