@@ -30,6 +30,7 @@ struct om_entry {
 	uint64_t key;		/* tag << 48 | vpn; 0 is never a key */
 	uint64_t ppn;
 	uint64_t pc;		/* where it was filled */
+	bool w;			/* a store used it: it is writable */
 };
 
 /* One vCPU's TLB: an open-addressing hash table that only grows. */
@@ -106,7 +107,7 @@ static void om_grow(struct om_tlb *t)
  * what a real TLB could have used instead: a stale translation.
  */
 static bool om_fill(struct om_tlb *t, uint64_t tag, uint64_t vpn, uint64_t ppn,
-		    uint64_t pc, uint64_t *old_ppn, uint64_t *old_pc)
+		    uint64_t pc, bool write, uint64_t *old_ppn, uint64_t *old_pc)
 {
 	struct om_entry *e = om_slot(t, om_key(tag, vpn));
 	bool stale = false;
@@ -116,8 +117,10 @@ static bool om_fill(struct om_tlb *t, uint64_t tag, uint64_t vpn, uint64_t ppn,
 			stale = true;
 			*old_ppn = e->ppn;
 			*old_pc = e->pc;
+			e->w = false;
 		}
 	} else {
+		e->w = false;
 		if (2 * (t->used + 1) > t->mask + 1) {
 			om_grow(t);
 			e = om_slot(t, om_key(tag, vpn));
@@ -127,7 +130,94 @@ static bool om_fill(struct om_tlb *t, uint64_t tag, uint64_t vpn, uint64_t ppn,
 	}
 	e->ppn = ppn;
 	e->pc = pc;
+	e->w |= write;
 	return stale;
+}
+
+/*
+ * A fault the kernel is about to handle, on (tag, vpn): would a
+ * retained entry have let the access through? A read needs any entry,
+ * a write one that a store used (hardware sets no dirty state in a
+ * read-only entry). If so, and the entry is still there when the
+ * handler returns, a real TLB could have used it.
+ */
+static struct om_entry *om_fault_would_translate(struct om_tlb *t, uint64_t tag,
+						 uint64_t vpn, bool write)
+{
+	struct om_entry *e = om_find(t, tag, vpn);
+
+	return e && (!write || e->w) ? e : NULL;
+}
+
+/*
+ * The faults that count, from what the handler is given: returns false
+ * for those that are not a failed translation of a load or store (an
+ * instruction fetch, which the model does not fill; arm64's access-flag
+ * faults, rule 2 of oracle.md), and sets *write.
+ */
+static bool om_arm64_fault(uint64_t esr, bool *write)
+{
+	unsigned int ec = esr >> 26, dfsc = esr & 0x3f;
+
+	if (ec != 0x24 && ec != 0x25)	/* data aborts */
+		return false;
+	*write = (esr >> 6) & 1;	/* WnR */
+	return (dfsc >= 0x04 && dfsc <= 0x07) ||	/* translation */
+	       (dfsc >= 0x0c && dfsc <= 0x0f);		/* permission */
+}
+
+static bool om_riscv_fault(uint64_t scause, bool *write)
+{
+	*write = scause == 15;		/* store/AMO page fault */
+	return scause == 13 || scause == 15;
+}
+
+static bool om_x86_fault(uint64_t error_code, bool *write)
+{
+	*write = (error_code >> 1) & 1;
+	return !((error_code >> 4) & 1);	/* not an instruction fetch */
+}
+
+/* Calls, for the return site of the fault handler. */
+static bool om_arm64_call(uint32_t insn, uint64_t pc, uint64_t *target)
+{
+	if ((insn & 0xfc000000) != 0x94000000)	/* BL */
+		return false;
+	*target = pc + ((int64_t)((uint64_t)(insn & 0x3ffffff) << 38) >> 36);
+	return true;
+}
+
+/* jal ra, imm; or the jalr ra, imm(ra) of auipc ra, hi (*auipc_ra, else 0) */
+static bool om_riscv_call(uint32_t insn, uint64_t pc, uint64_t *auipc_ra,
+			  uint64_t *target)
+{
+	if ((insn & 0xfff) == 0x0ef) {		/* jal ra */
+		int64_t imm = ((insn >> 31) & 1) << 20 | ((insn >> 12) & 0xff) << 12 |
+			      ((insn >> 20) & 1) << 11 | ((insn >> 21) & 0x3ff) << 1;
+
+		*target = pc + ((imm << 43) >> 43);
+		return true;
+	}
+	if ((insn & 0xfff) == 0x097) {		/* auipc ra */
+		*auipc_ra = pc + (uint64_t)(int64_t)(int32_t)(insn & 0xfffff000);
+		return false;
+	}
+	if ((insn & 0xfffff) == 0x080e7 && *auipc_ra) {	/* jalr ra, imm(ra) */
+		*target = *auipc_ra + ((int64_t)(int32_t)insn >> 20);
+		*auipc_ra = 0;
+		return true;
+	}
+	*auipc_ra = 0;
+	return false;
+}
+
+static bool om_x86_call(const uint8_t *b, size_t n, uint64_t pc, uint64_t *target)
+{
+	if (n < 5 || b[0] != 0xe8)
+		return false;
+	*target = pc + 5 + (int64_t)(int32_t)(b[1] | b[2] << 8 | b[3] << 16 |
+					     (uint32_t)b[4] << 24);
+	return true;
 }
 
 /* Remove one slot and re-seat the run after it (linear probing). */

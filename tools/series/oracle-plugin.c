@@ -10,6 +10,8 @@
  * rules and their sources in oracle.md.
  *
  *   -plugin oracle-plugin.so,arch=arm64|riscv|x86_64,outfile=F[,map=System.map]
+ *           [,idcheck=N (read the identity every N accesses, default 4096)]
+ *           [,trace=VA (print every fill and invalidation of one page)]
  *
  * Attribution: every callback names its vCPU, and every tag read comes
  * from the vCPU that runs the callback. Each tag read is paired with a
@@ -31,7 +33,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 enum arch { ARM64, RISCV, X86 };
 
 #define MAX_VCPUS	64
-#define REFRESH_EVERY	4096	/* accesses between two identity checks */
 #define MAX_REPORTS	50	/* printed in full; all are counted */
 
 struct tomb {
@@ -49,18 +50,30 @@ struct vcpu {
 	unsigned int ntombs;
 	uint64_t fills;
 	uint64_t epoch;		/* callbacks run on this vCPU */
+	struct {		/* a fault under a retained entry, being handled */
+		bool on, write;
+		uint64_t tag, vpn, va, task;
+	} fault;
 };
 
 static enum arch arch;
 static struct vcpu vcpus[MAX_VCPUS];
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t reports, fills_total, id_checks;
+static uint64_t reports, fills_total, id_checks, faults_seen, faults_held;
+static uint64_t refresh_every = 4096;	/* accesses between identity checks */
 static uint64_t trace_vpn = UINT64_MAX, seq;	/* trace=VA: one page's history */
 
 /* register handles, by name */
 static struct qemu_plugin_register *h_gpr[32], *h_tag[3], *h_id, *h_id2;
 static pthread_key_t buf_key;
+
+/* the page-fault handler, and the places its callers resume at */
+static const char *handler_name;
+static uint64_t handler_pc;
+static GHashTable *return_sites;
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct qemu_plugin_register *h_sp, *h_fault[2];
 
 /* System.map, text symbols, sorted */
 struct sym {
@@ -136,6 +149,8 @@ static void load_map(const char *path)
 			continue;
 		if (type != 't' && type != 'T')
 			continue;
+		if (handler_name && !strcmp(name, handler_name))
+			handler_pc = a;
 		if (nsyms == cap) {
 			cap = cap ? 2 * cap : 65536;
 			syms = realloc(syms, cap * sizeof(*syms));
@@ -250,10 +265,17 @@ static void report(unsigned int idx, struct vcpu *v, uint64_t va, uint64_t old,
 	symbolize(pc, s1, sizeof(s1));
 	symbolize(fill_pc, s2, sizeof(s2));
 	pthread_mutex_lock(&out_lock);
-	fprintf(out, "oracle: STALE vcpu %u (id %#" PRIx64 ") tag %#" PRIx64
-		" va %#" PRIx64 " %s: retained page %#" PRIx64 ", tables give %#"
-		PRIx64 "\n", idx, v->id, v->tag, va, write ? "write" : "read",
-		old << 12, new << 12);
+	if (new == UINT64_MAX)
+		fprintf(out, "oracle: STALE vcpu %u (id %#" PRIx64 ") tag %#" PRIx64
+			" va %#" PRIx64 " %s fault: retained %spage %#" PRIx64
+			" would have translated it, and is kept after the fault\n",
+			idx, v->id, v->tag, va, write ? "write" : "read",
+			write ? "writable " : "", old << 12);
+	else
+		fprintf(out, "oracle: STALE vcpu %u (id %#" PRIx64 ") tag %#" PRIx64
+			" va %#" PRIx64 " %s: retained page %#" PRIx64 ", tables give %#"
+			PRIx64 "\n", idx, v->id, v->tag, va, write ? "write" : "read",
+			old << 12, new << 12);
 	fprintf(out, "oracle:   at %s; filled at %s\n", s1, s2);
 	fprintf(out, "oracle:   last invalidations on vcpu %u:", idx);
 	for (i = v->tlb.hpos > OM_HISTORY ? v->tlb.hpos - OM_HISTORY : 0;
@@ -276,7 +298,7 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 	__atomic_store_n(&v->epoch, v->epoch + 1, __ATOMIC_RELAXED);
 	if ((int64_t)va < 0)
 		return;			/* the kernel half */
-	if (v->dirty || ++v->since_refresh >= REFRESH_EVERY)
+	if (v->dirty || ++v->since_refresh >= refresh_every)
 		refresh(idx, v);
 	if (!v->mmu_on)
 		return;
@@ -326,7 +348,7 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 	if (!skip) {
 		v->fills++;
 		if (om_fill(&v->tlb, v->tag, vpn, ppn, (uint64_t)(uintptr_t)udata,
-			    &old_ppn, &old_pc))
+			    qemu_plugin_mem_is_store(info), &old_ppn, &old_pc))
 			report(idx, v, va, old_ppn, ppn, (uint64_t)(uintptr_t)udata,
 			       old_pc, qemu_plugin_mem_is_store(info));
 	}
@@ -380,6 +402,83 @@ static void apply(unsigned int idx, struct om_inval *r, uint64_t pc)
 		}
 		pthread_mutex_unlock(&v->lock);
 	}
+}
+
+/*
+ * The page-fault handler's entry: a load or store to the user half
+ * failed to translate (or a store hit a read-only page). If this vCPU
+ * keeps an entry that would have let it through, remember it; if the
+ * entry is still there when the handler returns to the same task on
+ * the same vCPU, the kernel let a CPU that runs the mm keep a
+ * translation the page tables no longer give. (A task that moves to
+ * another vCPU leaves an entry on one that no longer runs it: rule 3.)
+ */
+static void fault_entry(unsigned int idx, void *udata)
+{
+	struct vcpu *v = &vcpus[idx];
+	uint64_t va, how;
+	bool write = false, counts;
+
+	__atomic_add_fetch(&v->epoch, 1, __ATOMIC_RELAXED);
+	va = rd(h_fault[0]);
+	how = rd(h_fault[1]);
+	counts = arch == ARM64 ? om_arm64_fault(how, &write) :
+		 arch == RISCV ? om_riscv_fault(how, &write) :
+				 om_x86_fault(how, &write);
+	if (!counts || (int64_t)va < 0)
+		return;
+	__atomic_add_fetch(&faults_seen, 1, __ATOMIC_RELAXED);
+	refresh(idx, v);
+	pthread_mutex_lock(&v->lock);
+	if (om_fault_would_translate(&v->tlb, v->tag, (va >> 12) & 0xfffffffffffULL,
+				     write)) {
+		__atomic_add_fetch(&faults_held, 1, __ATOMIC_RELAXED);
+		v->fault.on = true;
+		v->fault.write = write;
+		v->fault.tag = v->tag;
+		v->fault.va = va;
+		v->fault.vpn = (va >> 12) & 0xfffffffffffULL;
+		v->fault.task = rd(h_sp) >> 14;	/* the task's kernel stack */
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+static void fault_return(unsigned int idx, void *udata)
+{
+	struct vcpu *v = &vcpus[idx];
+	struct om_entry *e;
+	uint64_t pc = (uint64_t)(uintptr_t)udata;
+
+	__atomic_add_fetch(&v->epoch, 1, __ATOMIC_RELAXED);
+	if (!v->fault.on || rd(h_sp) >> 14 != v->fault.task)
+		return;
+	v->fault.on = false;
+	pthread_mutex_lock(&v->lock);
+	e = om_fault_would_translate(&v->tlb, v->fault.tag, v->fault.vpn,
+				     v->fault.write);
+	if (e) {
+		report(idx, v, v->fault.va, e->ppn, UINT64_MAX, pc, e->pc,
+		       v->fault.write);
+		om_remove_slot(&v->tlb, e - v->tlb.e);
+	}
+	pthread_mutex_unlock(&v->lock);
+}
+
+static void add_return_site(uint64_t pc)
+{
+	pthread_mutex_lock(&sites_lock);
+	g_hash_table_add(return_sites, g_memdup2(&pc, sizeof(pc)));
+	pthread_mutex_unlock(&sites_lock);
+}
+
+static bool is_return_site(uint64_t pc)
+{
+	bool r;
+
+	pthread_mutex_lock(&sites_lock);
+	r = g_hash_table_contains(return_sites, &pc);
+	pthread_mutex_unlock(&sites_lock);
+	return r;
 }
 
 /* per-instruction data for the invalidation callbacks */
@@ -490,6 +589,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	/* OpenSBI runs in M-mode from 0x80000000, untranslated */
 	bool firmware = arch == RISCV && tbva >= 0x80000000ULL &&
 			tbva < 0x80200000ULL;
+	uint64_t auipc_ra = 0;
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *qi = qemu_plugin_tb_get_insn(tb, i);
@@ -500,6 +600,23 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		void (*cb)(unsigned int, void *) = NULL;
 		enum qemu_plugin_cb_flags fl = QEMU_PLUGIN_CB_R_REGS;
 
+		uint64_t target = 0;
+		bool call = false;
+
+		if (arch == ARM64 && len == 4)
+			call = om_arm64_call(*(uint32_t *)bytes, pc, &target);
+		else if (arch == RISCV && len == 4)
+			call = om_riscv_call(*(uint32_t *)bytes, pc, &auipc_ra, &target);
+		else if (arch == X86)
+			call = om_x86_call(bytes, len, pc, &target);
+		if (call && handler_pc && target == handler_pc)
+			add_return_site(pc + qemu_plugin_insn_size(qi));
+		if (handler_pc && pc == handler_pc)
+			qemu_plugin_register_vcpu_insn_exec_cb(qi, fault_entry,
+				QEMU_PLUGIN_CB_R_REGS, NULL);
+		if (handler_pc && is_return_site(pc))
+			qemu_plugin_register_vcpu_insn_exec_cb(qi, fault_return,
+				QEMU_PLUGIN_CB_R_REGS, (void *)(uintptr_t)pc);
 		if (!firmware)
 			qemu_plugin_register_vcpu_mem_cb(qi, vcpu_mem,
 				QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_MEM_RW,
@@ -600,12 +717,18 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int idx)
 		h_tag[1] = find_reg(regs, "TTBR1_EL1");
 		h_tag[2] = find_reg(regs, "TCR_EL1");
 		h_id = find_reg(regs, "TPIDR_EL1");
+		h_sp = find_reg(regs, "sp");
+		h_fault[0] = h_gpr[0];	/* do_mem_abort(far, esr, regs) */
+		h_fault[1] = h_gpr[1];
 		break;
 	case RISCV:
 		for (i = 1; i < 32; i++)
 			h_gpr[i] = find_reg(regs, rv[i]);
 		h_tag[0] = find_reg(regs, "satp");
 		h_id = find_reg(regs, "mhartid");
+		h_sp = find_reg(regs, "sp");
+		h_fault[0] = find_reg(regs, "stval");
+		h_fault[1] = find_reg(regs, "scause");
 		break;
 	case X86:
 		for (i = 0; i < 16; i++)
@@ -615,6 +738,9 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int idx)
 		h_tag[2] = find_reg(regs, "cr0");
 		h_id = find_reg(regs, "gs_base");
 		h_id2 = find_reg(regs, "k_gs_base");
+		h_sp = find_reg(regs, "rsp");
+		h_fault[0] = find_reg(regs, "cr2");
+		h_fault[1] = h_gpr[6];	/* exc_page_fault(regs, error_code) */
 		break;
 	}
 	g_array_free(regs, TRUE);
@@ -632,8 +758,10 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	}
 	fprintf(out, "oracle: done (%s, %u vCPUs): %" PRIu64 " reports, %" PRIu64
 		" fills, %" PRIu64 " invalidations, %" PRIu64 " entries kept, %"
-		PRIu64 " identity checks\n",
-		arch_name(), n, reports, fills_total, inv, entries, id_checks);
+		PRIu64 " identity checks, %" PRIu64 " user faults (%" PRIu64
+		" under a retained entry)\n",
+		arch_name(), n, reports, fills_total, inv, entries, id_checks,
+		faults_seen, faults_held);
 	fclose(out);
 }
 
@@ -641,7 +769,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info, int argc,
 					   char **argv)
 {
-	const char *outfile = NULL;
+	const char *outfile = NULL, *map = NULL;
 	int i;
 
 	out = stderr;
@@ -657,16 +785,28 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				die("unknown %s; use arm64, riscv or x86_64", argv[i]);
 		} else if (!strncmp(argv[i], "outfile=", 8)) {
 			outfile = argv[i] + 8;
+		} else if (!strncmp(argv[i], "idcheck=", 8)) {
+			refresh_every = strtoull(argv[i] + 8, NULL, 0);
+			if (!refresh_every)
+				die("idcheck= takes a number of accesses above 0");
 		} else if (!strncmp(argv[i], "trace=", 6)) {
 			trace_vpn = strtoull(argv[i] + 6, NULL, 0) >> 12;
 		} else if (!strncmp(argv[i], "map=", 4)) {
-			load_map(argv[i] + 4);
+			map = argv[i] + 4;
 		} else {
-			die("unknown argument %s (arch=, outfile=, map=, trace=)", argv[i]);
+			die("unknown argument %s (arch=, outfile=, map=, idcheck=, trace=)", argv[i]);
 		}
 	}
 	if (!info->system_emulation)
 		die("the oracle needs system emulation");
+	handler_name = arch == ARM64 ? "do_mem_abort" :
+		       arch == RISCV ? "handle_page_fault" : "exc_page_fault";
+	return_sites = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	if (map) {
+		load_map(map);
+		if (!handler_pc)
+			die("%s has no %s: cannot watch page faults", map, handler_name);
+	}
 	if (outfile) {
 		out = fopen(outfile, "w");
 		if (!out)

@@ -27,7 +27,7 @@ static void fill(uint64_t tag, uint64_t va, uint64_t pa)
 {
 	uint64_t o1, o2;
 
-	om_fill(&t, tag, va >> 12, pa >> 12, 0, &o1, &o2);
+	om_fill(&t, tag, va >> 12, pa >> 12, 0, false, &o1, &o2);
 }
 
 static bool kept(uint64_t tag, uint64_t va)
@@ -252,13 +252,13 @@ static void test_stale(void)
 	uint64_t old = 0, pc = 0;
 
 	om_init(&t);
-	om_fill(&t, 9, 0x10, 0x100, 0x1234, &old, &pc);
-	CHECK(!om_fill(&t, 9, 0x10, 0x100, 0x1238, &old, &pc), "same page: no report");
-	CHECK(om_fill(&t, 9, 0x10, 0x200, 0x123c, &old, &pc) && old == 0x100 &&
+	om_fill(&t, 9, 0x10, 0x100, 0x1234, false, &old, &pc);
+	CHECK(!om_fill(&t, 9, 0x10, 0x100, 0x1238, false, &old, &pc), "same page: no report");
+	CHECK(om_fill(&t, 9, 0x10, 0x200, 0x123c, false, &old, &pc) && old == 0x100 &&
 	      pc == 0x1238, "another page: a report naming the retained one");
 	/* the table grows and removal keeps every other entry findable */
 	for (uint64_t i = 0; i < 5000; i++)
-		om_fill(&t, i & 7, i, i, 0, &old, &pc);
+		om_fill(&t, i & 7, i, i, 0, false, &old, &pc);
 	om_invalidate(&t, 3, 0, OM_ALL_PAGES);
 	for (uint64_t i = 0; i < 5000; i++)
 		if ((i & 7) != 3 && !om_find(&t, i & 7, i)) {
@@ -268,12 +268,48 @@ static void test_stale(void)
 	CHECK(!om_find(&t, 3, 3), "tag 3 gone");
 }
 
+/* Faults: would a retained entry have translated the access? */
+static void test_faults(void)
+{
+	uint64_t old, pc, target, ra = 0;
+	bool w;
+
+	om_init(&t);
+	om_fill(&t, 5, 0x10, 0x100, 0, false, &old, &pc);	/* read */
+	CHECK(om_fault_would_translate(&t, 5, 0x10, false), "a read fault under a kept entry");
+	CHECK(!om_fault_would_translate(&t, 5, 0x10, true),
+	      "a write fault under a read-only entry is the spurious-fault rule");
+	CHECK(!om_fault_would_translate(&t, 6, 0x10, false), "another ASID's fault");
+	om_fill(&t, 5, 0x10, 0x100, 0, true, &old, &pc);	/* write */
+	CHECK(om_fault_would_translate(&t, 5, 0x10, true), "a write fault under a written entry");
+	om_fill(&t, 5, 0x10, 0x200, 0, false, &old, &pc);	/* another page */
+	CHECK(!om_fault_would_translate(&t, 5, 0x10, true), "a new page starts read-only");
+
+	/* ESR: EC 0x24, DFSC translation level 3 (0x07), permission (0x0f), AF (0x0b) */
+	CHECK(om_arm64_fault(0x24ULL << 26 | 1 << 6 | 0x07, &w) && w, "arm64 write translation fault");
+	CHECK(om_arm64_fault(0x24ULL << 26 | 1 << 6 | 0x0f, &w) && w, "arm64 write permission fault");
+	CHECK(!om_arm64_fault(0x24ULL << 26 | 0x0b, &w), "arm64 access-flag fault is rule 2");
+	CHECK(!om_arm64_fault(0x20ULL << 26 | 0x07, &w), "arm64 instruction abort is not filled");
+	CHECK(om_riscv_fault(13, &w) && !w && om_riscv_fault(15, &w) && w &&
+	      !om_riscv_fault(12, &w), "riscv load, store, fetch page faults");
+	CHECK(om_x86_fault(0x6, &w) && w && !om_x86_fault(0x14, &w), "x86 error codes");
+
+	/* the calls whose return is the handler's return */
+	CHECK(om_arm64_call(0x97fffffe, 0x1008, &target) && target == 0x1000, "bl .-8");
+	CHECK(!om_riscv_call(0x00001097, 0x2000, &ra, &target) && ra == 0x3000 &&
+	      om_riscv_call(0x902080e7, 0x2004, &ra, &target) && target == 0x3000 - 1790,
+	      "auipc ra; jalr -1790(ra)");
+	CHECK(om_x86_call((const uint8_t *)"\xe8\x2a\xd5\x5f\x00", 5, 0xffffffff81001211ULL,
+			  &target) && target == 0xffffffff815fe740ULL, "call rel32");
+}
+
 int main(void)
 {
 	test_arm64();
 	test_riscv();
 	test_x86();
 	test_blocks();
+	test_faults();
 	test_stale();
 	printf("oracle-selftest: %d checks, %d failed\n", checks, failures);
 	return failures != 0;
