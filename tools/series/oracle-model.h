@@ -175,7 +175,8 @@ static bool om_riscv_fault(uint64_t scause, bool *write)
 static bool om_x86_fault(uint64_t error_code, bool *write)
 {
 	*write = (error_code >> 1) & 1;
-	return !((error_code >> 4) & 1);	/* not an instruction fetch */
+	/* not a fetch (I), a reserved bit (RSVD), a key (PK) or SGX */
+	return !(error_code & (1 << 4 | 1 << 3 | 1 << 5 | 1 << 15));
 }
 
 /* Calls, for the return site of the fault handler. */
@@ -356,18 +357,20 @@ struct om_inval {
 	uint64_t vpn;
 	uint64_t npages;	/* or OM_ALL_PAGES */
 	const char *name;
+	bool leaf;		/* arm64 TTL says level 3: no block goes with it */
 };
 
 /* ---- arm64 ---- */
 
 /*
  * TLBI <op>{, Xt} is SYS #op1, C8, Cm, #op2, Xt:
- * 1101 0101 0000 1 op1:3 1000 CRm:4 op2:3 Rt:5. Returns the register
- * number of Xt in *rt (31: xzr) for the plugin to read.
+ * 1101 0101 0000 1 op1:3 1000 CRm:4 op2:3 Rt:5, and the nXS forms
+ * (FEAT_XS) the same with C9. Returns the register number of Xt in *rt
+ * (31: xzr) for the plugin to read.
  */
 static bool om_arm64_is_tlbi(uint32_t insn, unsigned int *rt)
 {
-	if ((insn & 0xfff8f000) != 0xd5088000)
+	if ((insn & 0xfff8e000) != 0xd5088000)
 		return false;
 	*rt = insn & 31;
 	return true;
@@ -422,6 +425,14 @@ static struct om_inval om_arm64_tlbi(uint32_t insn, uint64_t xt, bool asid16,
 	} else if (!range) {
 		r.vpn = xt & 0xfffffffffffULL;
 		r.npages = 1;
+		/*
+		 * FEAT_TTL: Xt[47:44] = TG:level. With TG=01 (4K) and level
+		 * 3, only last-level entries need go: a block stays. (TTL=0,
+		 * no hint, removes any level.)
+		 */
+		r.leaf = ((xt >> 44) & 0xf) == 0x7;
+		if (((xt >> 46) & 3) > 1)	/* a 16K or 64K hint */
+			return r;
 	} else {
 		tg = (xt >> 46) & 3;
 		scale = (xt >> 44) & 3;
@@ -430,6 +441,7 @@ static struct om_inval om_arm64_tlbi(uint32_t insn, uint64_t xt, bool asid16,
 			return r;
 		r.vpn = (xt & ((1ULL << 37) - 1)) << (lpa2 ? 4 : 0);
 		r.npages = (uint64_t)(num + 1) << (5 * scale + 1);
+		r.leaf = ((xt >> 37) & 3) == 3;	/* TTL level 3 */
 	}
 	r.kind = OM_INVAL;
 	return r;

@@ -37,7 +37,6 @@ enum arch { ARM64, RISCV, X86 };
 
 struct tomb {
 	uint64_t tag, vpn, npages, epoch;
-	unsigned int issuer;
 };
 
 struct vcpu {
@@ -45,9 +44,10 @@ struct vcpu {
 	struct om_tlb tlb;
 	bool dirty, mmu_on, frozen;
 	uint64_t tag, id, cur_id, since_refresh;
+	uint64_t el0_tag;	/* the tag of the last fill from user code */
 	bool asid16, lpa2, pcide;
-	struct tomb tombs[8];
-	unsigned int ntombs;
+	struct tomb tombs[MAX_VCPUS];	/* by issuer: one TLBI in flight each */
+	uint64_t tomb_mask;
 	uint64_t fills;
 	uint64_t epoch;		/* callbacks run on this vCPU */
 	struct {		/* a fault under a retained entry, being handled */
@@ -154,6 +154,8 @@ static void load_map(const char *path)
 		if (nsyms == cap) {
 			cap = cap ? 2 * cap : 65536;
 			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				die("out of memory reading %s", path);
 		}
 		syms[nsyms].addr = a;
 		syms[nsyms++].name = strdup(name);
@@ -202,6 +204,8 @@ static void refresh(unsigned int idx, struct vcpu *v)
 		uint64_t tcr = rd(h_tag[2]);
 		uint64_t ttbr = rd(h_tag[(tcr >> 22) & 1]);	/* TCR_EL1.A1 */
 
+		if (((tcr >> 14) & 3) != 0 && rd(h_tag[0]))
+			die("TCR_EL1.TG0 is not 4 KiB: the model keeps 4 KiB pages only");
 		v->asid16 = (tcr >> 36) & 1;
 		v->lpa2 = (tcr >> 59) & 1;
 		v->tag = (ttbr >> 48) & (v->asid16 ? 0xffff : 0xff);
@@ -259,8 +263,7 @@ static void report(unsigned int idx, struct vcpu *v, uint64_t va, uint64_t old,
 	char s1[160], s2[160];
 	unsigned int i;
 
-	reports++;
-	if (reports > MAX_REPORTS)
+	if (__atomic_add_fetch(&reports, 1, __ATOMIC_RELAXED) > MAX_REPORTS)
 		return;
 	symbolize(pc, s1, sizeof(s1));
 	symbolize(fill_pc, s2, sizeof(s2));
@@ -296,8 +299,14 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 	bool skip = false;
 
 	__atomic_store_n(&v->epoch, v->epoch + 1, __ATOMIC_RELAXED);
-	if ((int64_t)va < 0)
+	if (arch == ARM64) {
+		/* TBI: the top byte is a tag, bit 55 picks the half */
+		if ((va >> 55) & 1)
+			return;
+		va &= (1ULL << 56) - 1;
+	} else if ((int64_t)va < 0) {
 		return;			/* the kernel half */
+	}
 	if (v->dirty || ++v->since_refresh >= refresh_every)
 		refresh(idx, v);
 	if (!v->mmu_on)
@@ -305,8 +314,11 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 	hw = qemu_plugin_get_hwaddr(info, va);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		return;
-	if (v->cur_id && (int64_t)(uintptr_t)udata >= 0)
-		v->frozen = true;	/* user code runs with it set */
+	if ((int64_t)(uintptr_t)udata >= 0) {
+		v->el0_tag = v->tag;
+		if (v->cur_id)
+			v->frozen = true;	/* user code runs with it set */
+	}
 	vpn = (va >> 12) & 0xfffffffffffULL;
 	ppn = qemu_plugin_hwaddr_phys_addr(hw) >> 12;
 
@@ -320,12 +332,13 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 	 * translation, as a CPU may before the TLBI completes. Such a fill
 	 * does not bring back an entry that the TLBI removed.
 	 */
-	for (i = 0; i < v->ntombs; i++) {
+	for (i = 0; v->tomb_mask && i < MAX_VCPUS; i++) {
 		struct tomb *t = &v->tombs[i];
 
-		if (__atomic_load_n(&vcpus[t->issuer].epoch, __ATOMIC_RELAXED) !=
-		    t->epoch) {
-			v->tombs[i--] = v->tombs[--v->ntombs];
+		if (!(v->tomb_mask & 1ULL << i))
+			continue;
+		if (__atomic_load_n(&vcpus[i].epoch, __ATOMIC_RELAXED) != t->epoch) {
+			v->tomb_mask &= ~(1ULL << i);
 			continue;
 		}
 		if ((t->tag == OM_ALL_TAGS || t->tag == v->tag) &&
@@ -386,19 +399,24 @@ static void apply(unsigned int idx, struct om_inval *r, uint64_t pc)
 	for (i = 0; i < n && i < MAX_VCPUS; i++) {
 		struct vcpu *v = &vcpus[i];
 
-		if (!r->broadcast && i != idx)
-			continue;
+		if ((!r->broadcast && i != idx) || !v->tlb.e)
+			continue;	/* (or a vCPU whose init has not run yet) */
 		pthread_mutex_lock(&v->lock);
-		om_invalidate_blocks(&v->tlb, r->tag, r->vpn, r->npages);
+		if (r->leaf)
+			om_invalidate(&v->tlb, r->tag, r->vpn, r->npages);
+		else
+			om_invalidate_blocks(&v->tlb, r->tag, r->vpn, r->npages);
 		om_note(&v->tlb, what);
 		if (r->broadcast && i != idx) {
-			struct tomb *t = &v->tombs[v->ntombs < 8 ? v->ntombs++ : 7];
+			struct tomb *t = &v->tombs[idx];
 
+			/* the span the block rule may have emptied */
 			t->tag = r->tag;
-			t->vpn = r->vpn;
-			t->npages = r->npages;
-			t->issuer = idx;
+			t->vpn = r->vpn & ~511ULL;
+			t->npages = r->npages == OM_ALL_PAGES ? OM_ALL_PAGES :
+				    ((r->vpn + r->npages - 1) | 511) - t->vpn + 1;
 			t->epoch = vcpus[idx].epoch;
+			v->tomb_mask |= 1ULL << idx;
 		}
 		pthread_mutex_unlock(&v->lock);
 	}
@@ -416,7 +434,7 @@ static void apply(unsigned int idx, struct om_inval *r, uint64_t pc)
 static void fault_entry(unsigned int idx, void *udata)
 {
 	struct vcpu *v = &vcpus[idx];
-	uint64_t va, how;
+	uint64_t va, how, tag;
 	bool write = false, counts;
 
 	__atomic_add_fetch(&v->epoch, 1, __ATOMIC_RELAXED);
@@ -425,17 +443,28 @@ static void fault_entry(unsigned int idx, void *udata)
 	counts = arch == ARM64 ? om_arm64_fault(how, &write) :
 		 arch == RISCV ? om_riscv_fault(how, &write) :
 				 om_x86_fault(how, &write);
-	if (!counts || (int64_t)va < 0)
+	if (arch == ARM64) {
+		if (!counts || ((va >> 55) & 1))
+			return;
+		va &= (1ULL << 56) - 1;
+	} else if (!counts || (int64_t)va < 0) {
 		return;
+	}
 	__atomic_add_fetch(&faults_seen, 1, __ATOMIC_RELAXED);
 	refresh(idx, v);
+	/*
+	 * A fault from user mode was a translation under the tag user code
+	 * runs with; KPTI's entry on arm64 has already switched TTBR1 to
+	 * the kernel's ASID (EC 0x24: from EL0).
+	 */
+	tag = arch == ARM64 && how >> 26 == 0x24 ? v->el0_tag : v->tag;
 	pthread_mutex_lock(&v->lock);
-	if (om_fault_would_translate(&v->tlb, v->tag, (va >> 12) & 0xfffffffffffULL,
+	if (om_fault_would_translate(&v->tlb, tag, (va >> 12) & 0xfffffffffffULL,
 				     write)) {
 		__atomic_add_fetch(&faults_held, 1, __ATOMIC_RELAXED);
 		v->fault.on = true;
 		v->fault.write = write;
-		v->fault.tag = v->tag;
+		v->fault.tag = tag;
 		v->fault.va = va;
 		v->fault.vpn = (va >> 12) & 0xfffffffffffULL;
 		v->fault.task = rd(h_sp) >> 14;	/* the task's kernel stack */
@@ -756,13 +785,17 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 		inv += vcpus[i].tlb.invalidations;
 		entries += vcpus[i].tlb.used;
 	}
+	if (handler_pc && fills_total && !faults_seen)
+		fprintf(out, "oracle: STOP no user page fault reached %s at %#" PRIx64
+			": the kernel does not run where System.map says (boot with nokaslr)\n",
+			handler_name, handler_pc);
 	fprintf(out, "oracle: done (%s, %u vCPUs): %" PRIu64 " reports, %" PRIu64
 		" fills, %" PRIu64 " invalidations, %" PRIu64 " entries kept, %"
 		PRIu64 " identity checks, %" PRIu64 " user faults (%" PRIu64
 		" under a retained entry)\n",
 		arch_name(), n, reports, fills_total, inv, entries, id_checks,
 		faults_seen, faults_held);
-	fclose(out);
+	fflush(out);	/* not closed: a vCPU may still be finishing a callback */
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,

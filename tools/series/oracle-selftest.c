@@ -118,6 +118,13 @@ static void test_arm64(void)
 	fill(5, 0x12340000, 0x1000000);
 	apply(om_arm64_tlbi(tlbi(2, 1), arm64_range(5, 0, 0, 0x12340000, true), true, true));
 	CHECK(!kept(5, 0x12340000), "LPA2 range base in 64 KiB units");
+	/* nXS forms (C9) are TLBIs too; a TTL of level 3 keeps blocks */
+	CHECK(om_arm64_is_tlbi(0xd5089000 | 3 << 8 | 1 << 5 | 1, &rt), "tlbi vae1isnxs");
+	CHECK(om_arm64_tlbi(tlbi(3, 1), 0x7ULL << 44 | arm64_va(0, A), true, false).leaf &&
+	      !om_arm64_tlbi(tlbi(3, 1), arm64_va(0, A), true, false).leaf,
+	      "TTL level 3 is a leaf-only invalidation, no TTL is not");
+	CHECK(om_arm64_tlbi(tlbi(3, 1), 0xbULL << 44, true, false).kind == OM_UNKNOWN,
+	      "a TTL of another granule is unknown");
 	/* what the model does not know */
 	CHECK(om_arm64_tlbi(0xd50c8000 | 3 << 8 | 1, 0, true, false).kind == OM_UNKNOWN,
 	      "an EL2 form is unknown, not ignored");
@@ -292,7 +299,8 @@ static void test_faults(void)
 	CHECK(!om_arm64_fault(0x20ULL << 26 | 0x07, &w), "arm64 instruction abort is not filled");
 	CHECK(om_riscv_fault(13, &w) && !w && om_riscv_fault(15, &w) && w &&
 	      !om_riscv_fault(12, &w), "riscv load, store, fetch page faults");
-	CHECK(om_x86_fault(0x6, &w) && w && !om_x86_fault(0x14, &w), "x86 error codes");
+	CHECK(om_x86_fault(0x6, &w) && w && !om_x86_fault(0x14, &w) &&
+	      !om_x86_fault(0x27, &w) && !om_x86_fault(0xd, &w), "x86 error codes (fetch, PK, RSVD)");
 
 	/* the calls whose return is the handler's return */
 	CHECK(om_arm64_call(0x97fffffe, 0x1008, &target) && target == 0x1000, "bl .-8");
