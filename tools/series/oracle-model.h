@@ -431,8 +431,18 @@ static struct om_inval om_arm64_tlbi(uint32_t insn, uint64_t xt, bool asid16,
 		 * no hint, removes any level.)
 		 */
 		r.leaf = ((xt >> 44) & 0xf) == 0x7;
-		if (((xt >> 46) & 3) > 1)	/* a 16K or 64K hint */
+		/*
+		 * A hint for a 16K or 64K granule under a 4K one is wrong,
+		 * and "if an incorrect value of TTL is specified for the
+		 * entry being invalidated, then no entries are required to
+		 * be invalidated" (Arm ARM, FEAT_TTL): the model keeps
+		 * everything, and the plugin says so.
+		 */
+		if (((xt >> 46) & 3) > 1) {
+			r.kind = OM_NONE;
+			r.name = "tlbi with a TTL hint for another granule (removes nothing)";
 			return r;
+		}
 	} else {
 		tg = (xt >> 46) & 3;
 		scale = (xt >> 44) & 3;

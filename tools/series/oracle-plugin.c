@@ -382,8 +382,20 @@ static void apply(unsigned int idx, struct om_inval *r, uint64_t pc)
 		die("vCPU %u executed %s at %s, which the model does not know",
 		    idx, r->name, s);
 	}
-	if (r->kind == OM_NONE)
+	if (r->kind == OM_NONE) {
+		static uint64_t said;	/* one note is enough */
+
+		if (r->name && strstr(r->name, "TTL") &&
+		    !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+			char s[160];
+
+			symbolize(pc, s, sizeof(s));
+			pthread_mutex_lock(&out_lock);
+			fprintf(out, "oracle: NOTE vCPU %u at %s: %s\n", idx, s, r->name);
+			pthread_mutex_unlock(&out_lock);
+		}
 		return;
+	}
 	if (r->tag == OM_ALL_TAGS)
 		snprintf(what, sizeof(what), "%s all", r->name);
 	else if (r->npages == OM_ALL_PAGES)
