@@ -166,6 +166,27 @@ static bool om_arm64_fault(uint64_t esr, bool *write)
 	       (dfsc >= 0x0c && dfsc <= 0x0f);		/* permission */
 }
 
+/*
+ * The tag of a fault from EL0, given the tag and TTBR1_EL1 read at the
+ * handler's entry and TTBR1_EL1 at this vCPU's last fill from EL0. With
+ * TCR_EL1.A1 set the ASID is TTBR1's. Under KPTI, EL0 runs on the
+ * trampoline's tables with the user ASID (the kernel's, bit 0 set), and
+ * the entry has already switched to swapper's tables and the kernel
+ * ASID; without it TTBR1 never changes tables. So the tables differ
+ * from those of the last fill from EL0 exactly when KPTI is on. Returns
+ * false if no fill from EL0 has been seen: the tag is then unknown.
+ */
+static bool om_arm64_el0_tag(uint64_t tag, bool a1, uint64_t ttbr1,
+			     uint64_t el0_ttbr1, uint64_t *el0_tag)
+{
+	const uint64_t baddr = 0x0000fffffffffffeULL;
+
+	if (!el0_ttbr1)
+		return false;
+	*el0_tag = a1 && (ttbr1 & baddr) != (el0_ttbr1 & baddr) ? tag | 1 : tag;
+	return true;
+}
+
 static bool om_riscv_fault(uint64_t scause, bool *write)
 {
 	*write = scause == 15;		/* store/AMO page fault */

@@ -44,8 +44,9 @@ struct vcpu {
 	struct om_tlb tlb;
 	bool dirty, mmu_on, frozen;
 	uint64_t tag, id, cur_id, since_refresh;
-	uint64_t el0_tag;	/* the tag of the last fill from user code */
-	bool asid16, lpa2, pcide;
+	uint64_t ttbr1;		/* arm64: TTBR1_EL1 as last read */
+	uint64_t el0_ttbr1;	/* arm64: TTBR1_EL1 at the last fill from user code */
+	bool asid16, lpa2, pcide, a1;
 	struct tomb tombs[MAX_VCPUS];	/* by issuer: one TLBI in flight each */
 	uint64_t tomb_mask;
 	uint64_t fills;
@@ -60,7 +61,8 @@ static enum arch arch;
 static struct vcpu vcpus[MAX_VCPUS];
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t reports, fills_total, id_checks, faults_seen, faults_held;
+static uint64_t reports, fills_total, id_checks;
+static uint64_t faults_seen, faults_held, faults_kept;
 static uint64_t refresh_every = 4096;	/* accesses between identity checks */
 static uint64_t trace_vpn = UINT64_MAX, seq;	/* trace=VA: one page's history */
 
@@ -209,7 +211,9 @@ static void refresh(unsigned int idx, struct vcpu *v)
 		v->asid16 = (tcr >> 36) & 1;
 		v->lpa2 = (tcr >> 59) & 1;
 		v->tag = (ttbr >> 48) & (v->asid16 ? 0xffff : 0xff);
-		v->mmu_on = rd(h_tag[1]) != 0;
+		v->ttbr1 = rd(h_tag[1]);
+		v->a1 = (tcr >> 22) & 1;
+		v->mmu_on = v->ttbr1 != 0;
 		id = rd(h_id);
 		break;
 	}
@@ -257,8 +261,9 @@ static void refresh(unsigned int idx, struct vcpu *v)
 	v->since_refresh = 0;
 }
 
-static void report(unsigned int idx, struct vcpu *v, uint64_t va, uint64_t old,
-		   uint64_t new, uint64_t pc, uint64_t fill_pc, bool write)
+static void report(unsigned int idx, struct vcpu *v, uint64_t tag, uint64_t va,
+		   uint64_t old, uint64_t new, uint64_t pc, uint64_t fill_pc,
+		   bool write)
 {
 	char s1[160], s2[160];
 	unsigned int i;
@@ -268,17 +273,10 @@ static void report(unsigned int idx, struct vcpu *v, uint64_t va, uint64_t old,
 	symbolize(pc, s1, sizeof(s1));
 	symbolize(fill_pc, s2, sizeof(s2));
 	pthread_mutex_lock(&out_lock);
-	if (new == UINT64_MAX)
-		fprintf(out, "oracle: STALE vcpu %u (id %#" PRIx64 ") tag %#" PRIx64
-			" va %#" PRIx64 " %s fault: retained %spage %#" PRIx64
-			" would have translated it, and is kept after the fault\n",
-			idx, v->id, v->tag, va, write ? "write" : "read",
-			write ? "writable " : "", old << 12);
-	else
-		fprintf(out, "oracle: STALE vcpu %u (id %#" PRIx64 ") tag %#" PRIx64
-			" va %#" PRIx64 " %s: retained page %#" PRIx64 ", tables give %#"
-			PRIx64 "\n", idx, v->id, v->tag, va, write ? "write" : "read",
-			old << 12, new << 12);
+	fprintf(out, "oracle: STALE vcpu %u (id %#" PRIx64 ") tag %#" PRIx64
+		" va %#" PRIx64 " %s: retained page %#" PRIx64 ", tables give %#"
+		PRIx64 "\n", idx, v->id, tag, va, write ? "write" : "read",
+		old << 12, new << 12);
 	fprintf(out, "oracle:   at %s; filled at %s\n", s1, s2);
 	fprintf(out, "oracle:   last invalidations on vcpu %u:", idx);
 	for (i = v->tlb.hpos > OM_HISTORY ? v->tlb.hpos - OM_HISTORY : 0;
@@ -315,7 +313,7 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		return;
 	if ((int64_t)(uintptr_t)udata >= 0) {
-		v->el0_tag = v->tag;
+		v->el0_ttbr1 = v->ttbr1;
 		if (v->cur_id)
 			v->frozen = true;	/* user code runs with it set */
 	}
@@ -362,7 +360,7 @@ static void vcpu_mem(unsigned int idx, qemu_plugin_meminfo_t info,
 		v->fills++;
 		if (om_fill(&v->tlb, v->tag, vpn, ppn, (uint64_t)(uintptr_t)udata,
 			    qemu_plugin_mem_is_store(info), &old_ppn, &old_pc))
-			report(idx, v, va, old_ppn, ppn, (uint64_t)(uintptr_t)udata,
+			report(idx, v, v->tag, va, old_ppn, ppn, (uint64_t)(uintptr_t)udata,
 			       old_pc, qemu_plugin_mem_is_store(info));
 	}
 	pthread_mutex_unlock(&v->lock);
@@ -437,11 +435,12 @@ static void apply(unsigned int idx, struct om_inval *r, uint64_t pc)
 /*
  * The page-fault handler's entry: a load or store to the user half
  * failed to translate (or a store hit a read-only page). If this vCPU
- * keeps an entry that would have let it through, remember it; if the
- * entry is still there when the handler returns to the same task on
- * the same vCPU, the kernel let a CPU that runs the mm keep a
- * translation the page tables no longer give. (A task that moves to
- * another vCPU leaves an entry on one that no longer runs it: rule 3.)
+ * keeps an entry that would have let it through, remember it, and count
+ * it again if the entry is still there when the handler returns to the
+ * same task on the same vCPU. Neither is a report: the CPU that changed
+ * the tables may not have flushed yet (oracle.md, "A flush still to
+ * come"). A retry that the tables now send to another page is one, as
+ * every fill is.
  */
 static void fault_entry(unsigned int idx, void *udata)
 {
@@ -462,15 +461,23 @@ static void fault_entry(unsigned int idx, void *udata)
 	} else if (!counts || (int64_t)va < 0) {
 		return;
 	}
+	/* a new fault replaces one still being handled: its check is lost */
+	v->fault.on = false;
 	__atomic_add_fetch(&faults_seen, 1, __ATOMIC_RELAXED);
 	refresh(idx, v);
-	/*
-	 * A fault from user mode was a translation under the tag user code
-	 * runs with; KPTI's entry on arm64 has already switched TTBR1 to
-	 * the kernel's ASID (EC 0x24: from EL0).
-	 */
-	tag = arch == ARM64 && how >> 26 == 0x24 ? v->el0_tag : v->tag;
+	/* a fault from EL0 (EC 0x24) was a translation under the user tag */
+	tag = v->tag;
+	if (arch == ARM64 && how >> 26 == 0x24 &&
+	    !om_arm64_el0_tag(v->tag, v->a1, v->ttbr1, v->el0_ttbr1, &tag))
+		return;
 	pthread_mutex_lock(&v->lock);
+	if (((va >> 12) & 0xfffffffffffULL) == trace_vpn)
+		fprintf(out, "oracle: trace %" PRIu64 " vcpu %u fault %s tag %#" PRIx64
+			" (now %#" PRIx64 ") sp %#" PRIx64 " esr %#" PRIx64 " retained %d\n",
+			__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), idx,
+			write ? "W" : "R", tag, v->tag, rd(h_sp), how,
+			!!om_fault_would_translate(&v->tlb, tag,
+						   (va >> 12) & 0xfffffffffffULL, write));
 	if (om_fault_would_translate(&v->tlb, tag, (va >> 12) & 0xfffffffffffULL,
 				     write)) {
 		__atomic_add_fetch(&faults_held, 1, __ATOMIC_RELAXED);
@@ -488,7 +495,6 @@ static void fault_return(unsigned int idx, void *udata)
 {
 	struct vcpu *v = &vcpus[idx];
 	struct om_entry *e;
-	uint64_t pc = (uint64_t)(uintptr_t)udata;
 
 	__atomic_add_fetch(&v->epoch, 1, __ATOMIC_RELAXED);
 	if (!v->fault.on || rd(h_sp) >> 14 != v->fault.task)
@@ -497,11 +503,13 @@ static void fault_return(unsigned int idx, void *udata)
 	pthread_mutex_lock(&v->lock);
 	e = om_fault_would_translate(&v->tlb, v->fault.tag, v->fault.vpn,
 				     v->fault.write);
-	if (e) {
-		report(idx, v, v->fault.va, e->ppn, UINT64_MAX, pc, e->pc,
-		       v->fault.write);
-		om_remove_slot(&v->tlb, e - v->tlb.e);
-	}
+	if (v->fault.vpn == trace_vpn)
+		fprintf(out, "oracle: trace %" PRIu64 " vcpu %u fault return tag %#" PRIx64
+			" (now %#" PRIx64 ") kept %d\n",
+			__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), idx,
+			v->fault.tag, v->tag, !!e);
+	if (e)
+		__atomic_add_fetch(&faults_kept, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&v->lock);
 }
 
@@ -804,9 +812,9 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	fprintf(out, "oracle: done (%s, %u vCPUs): %" PRIu64 " reports, %" PRIu64
 		" fills, %" PRIu64 " invalidations, %" PRIu64 " entries kept, %"
 		PRIu64 " identity checks, %" PRIu64 " user faults (%" PRIu64
-		" under a retained entry)\n",
+		" under a retained entry, %" PRIu64 " still there at the return)\n",
 		arch_name(), n, reports, fills_total, inv, entries, id_checks,
-		faults_seen, faults_held);
+		faults_seen, faults_held, faults_kept);
 	fflush(out);	/* not closed: a vCPU may still be finishing a callback */
 }
 

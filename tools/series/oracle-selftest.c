@@ -297,6 +297,21 @@ static void test_faults(void)
 	CHECK(om_arm64_fault(0x24ULL << 26 | 1 << 6 | 0x0f, &w) && w, "arm64 write permission fault");
 	CHECK(!om_arm64_fault(0x24ULL << 26 | 0x0b, &w), "arm64 access-flag fault is rule 2");
 	CHECK(!om_arm64_fault(0x20ULL << 26 | 0x07, &w), "arm64 instruction abort is not filled");
+	/* the user tag of an EL0 fault: swapper at 0x4000, trampoline at 0x8000 */
+	{
+		uint64_t tg = 0;
+
+		CHECK(!om_arm64_el0_tag(0x3e, true, 0x3eULL << 48 | 0x4000, 0, &tg),
+		      "no fill from EL0 yet: the user tag is unknown");
+		CHECK(om_arm64_el0_tag(0x3e, true, 0x3eULL << 48 | 0x4000,
+				       0x50ULL << 48 | 0x4000, &tg) && tg == 0x3e,
+		      "no KPTI: the tag at entry is the user's, whichever mm ran last");
+		CHECK(om_arm64_el0_tag(0x48, true, 0x48ULL << 48 | 0x4000,
+				       0x51ULL << 48 | 0x8000, &tg) && tg == 0x49,
+		      "KPTI: the user ASID is the kernel's with bit 0 set");
+		CHECK(om_arm64_el0_tag(0x48, false, 0x4000, 0x8000, &tg) && tg == 0x48,
+		      "TCR_EL1.A1 clear: TTBR1 holds no ASID");
+	}
 	CHECK(om_riscv_fault(13, &w) && !w && om_riscv_fault(15, &w) && w &&
 	      !om_riscv_fault(12, &w), "riscv load, store, fetch page faults");
 	CHECK(om_x86_fault(0x6, &w) && w && !om_x86_fault(0x14, &w) &&
