@@ -9,7 +9,7 @@ help:
 	@echo "make setup    install packages, unpack the 7.1.5 base tree into \$$TLBP_CACHE"
 	@echo "make apply    rebuild the work branch from series (KSRC=/your/tree [SIGNOFF=1] for your own tree)"
 	@echo "make export   regenerate patches/, series and the in-tree copies from the work branch"
-	@echo "make check    apply with git am and quilt, compare copies, checkpatch, kernel-doc, sparse, litmus"
+	@echo "make check    apply with git am and quilt, each part on what it needs, compare copies, checkpatch, kernel-doc, sparse, litmus, mail"
 	@echo "make litmus   herd7 on every litmus test (Never) and its weakened twins (Sometimes)"
 	@echo "make kunit    KUnit on UML on the work branch (TREE=dir for another tree)"
 	@echo "make test     setup + check + KUnit on UML + QEMU guests of every arch (what CI runs)"
@@ -19,7 +19,7 @@ help:
 	@echo "make guest-test   the guest command-line matrix only (ARCHES=\"arm64 riscv x86_64\"; FULL=1: every case in every row)"
 	@echo "make oracle  boot guest rows under the oracle, a TLB that forgets nothing (ARCHES, ROWS=\"default kpti\")"
 	@echo "make bisect  build what each patch touches on arm64, riscv, x86_64 and UML, then link each (QUICK=1: no links)"
-	@echo "make mail    b4 prep + b4 send -o of the series, offline, and git am of the mails (V=n, default the cover letter's newest \"Changes in vn\"; OUT=dir)"
+	@echo "make mail    b4 prep + b4 send -o of the series, offline, and git am of the mails (PART=name: one part of the file parts; V=n, default the cover letter's newest \"Changes in vn\"; OUT=dir)"
 	@echo "make selftest-check  boot a deliberately broken flush and expect stale reads [BREAKAGE=name]"
 
 setup:
@@ -66,4 +66,4 @@ bisect:
 	$(S)/bisect $(if $(QUICK),--quick)
 
 mail:
-	$(if $(V),V=$(V)) $(S)/mail $(OUT)
+	$(if $(V),V=$(V)) $(if $(PART),PART=$(PART)) $(S)/mail $(OUT)

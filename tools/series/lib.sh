@@ -116,6 +116,72 @@ load_patches() {
 	done
 }
 
+# The source directory under arch/ of arch $1 (x86_64: x86; um: um).
+srcarch() {
+	case $1 in
+	x86_64) echo x86 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# Is file $2 part of a kernel build, and one that arch $1 (its source
+# directory) sees: generic, or under arch/$1? With $1 empty, any arch.
+sees() {
+	case $2 in
+	tools/* | scripts/* | Documentation/* | samples/*) return 1 ;;
+	arch/*) [ -z "$1" ] || [[ $2 == arch/"$1"/* ]] ;;
+	esac
+}
+
+# The parts of the series (the file parts; README.md, "Sending one
+# part"), as tools/series/export writes them into series: a line
+# "# part NAME: TREE; needs: A B" (or "needs: -") before each part's
+# first patch. load_parts fills PARTS (the names, in order) and the maps
+# PART_TREE, PART_NEEDS (space-separated) and PART_FILES (the paths of
+# its patches, in order, space-separated).
+load_parts() {
+	local line name='' re='^# part ([a-z0-9-]+): ([^;]+); needs: (.*)$'
+	PARTS=()
+	declare -gA PART_TREE=() PART_NEEDS=() PART_FILES=()
+	[ -f "$TOP/series" ] || die "no series file in $TOP; run 'make export'"
+	while IFS= read -r line; do
+		if [[ $line =~ $re ]]; then
+			name=${BASH_REMATCH[1]}
+			PARTS+=("$name")
+			PART_TREE[$name]=${BASH_REMATCH[2]}
+			PART_NEEDS[$name]=${BASH_REMATCH[3]#-}
+			PART_FILES[$name]=
+		elif [[ $line =~ ^[^#[:space:]] ]]; then
+			[ -n "$name" ] || die "series: $line comes before any '# part' line; run 'make export'"
+			PART_FILES[$name]+="$TOP/patches/$line "
+		fi
+	done <"$TOP/series"
+	[ "${#PARTS[@]}" -gt 0 ] || die "series names no parts; run 'make export'"
+}
+
+# part_closure NAME: the parts that part NAME needs, directly or through
+# another part, one per line in series order (NAME itself not included).
+# Needs load_parts.
+part_closure() {
+	local -A want=()
+	local -a todo more
+	local p
+	[ -n "${PART_TREE[$1]+x}" ] || die "no part '$1' in series; the parts are: ${PARTS[*]}"
+	read -ra todo <<<"${PART_NEEDS[$1]}"
+	while [ "${#todo[@]}" -gt 0 ]; do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		[ -n "${PART_TREE[$p]+x}" ] || die "part $1 needs '$p', which series does not name"
+		[ -z "${want[$p]:-}" ] || continue
+		want[$p]=1
+		read -ra more <<<"${PART_NEEDS[$p]}"
+		todo+=("${more[@]}")
+	done
+	for p in "${PARTS[@]}"; do
+		[ -z "${want[$p]:-}" ] || echo "$p"
+	done
+}
+
 # Make DIR a detached git worktree of the base tree, at REV, if it is not
 # one already.
 ensure_worktree() {
