@@ -151,6 +151,8 @@ load_parts() {
 			PART_TREE[$name]=${BASH_REMATCH[2]}
 			PART_NEEDS[$name]=${BASH_REMATCH[3]#-}
 			PART_FILES[$name]=
+		elif [[ $line == '# part '* ]]; then
+			die "series: malformed part line '$line'; run 'make export'"
 		elif [[ $line =~ ^[^#[:space:]] ]]; then
 			[ -n "$name" ] || die "series: $line comes before any '# part' line; run 'make export'"
 			PART_FILES[$name]+="$TOP/patches/$line "
