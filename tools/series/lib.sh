@@ -184,6 +184,32 @@ part_closure() {
 	done
 }
 
+# parts_patches NAME...: the patch files of the parts NAME..., one per
+# line, in order. Needs load_parts.
+parts_patches() {
+	local q
+	for q in "$@"; do
+		printf '%s\n' ${PART_FILES[$q]}
+	done
+}
+
+# reset_worktree DIR REV: DIR back at REV, detached, with no git am in
+# progress and nothing untracked.
+reset_worktree() {
+	git -C "$1" am --abort >/dev/null 2>&1 || true
+	git -C "$1" checkout -q -f --detach "$2"
+	git -C "$1" clean -q -fdx
+}
+
+# same_config_inputs TREE A B: do commits A and B of TREE have the same
+# Kconfig files, scripts/ and top-level Makefile, the inputs that decide
+# what a configuration from the same fragment gives?
+same_config_inputs() {
+	local kc
+	kc=$(git -C "$1" diff --no-renames --name-only "$2" "$3" 2>/dev/null) &&
+		! grep -qE '(^|/)Kconfig[^/]*$|^scripts/|^Makefile$' <<<"$kc"
+}
+
 # Make DIR a detached git worktree of the base tree, at REV, if it is not
 # one already.
 ensure_worktree() {
