@@ -116,6 +116,17 @@ load_patches() {
 	done
 }
 
+# The cross-compiler prefix of arch $1: the one arch-to-prefix table of
+# tools/series (x86_64 builds with the host's gcc).
+cross_of() {
+	case $1 in
+	arm64) echo aarch64-linux-gnu- ;;
+	riscv) echo riscv64-linux-gnu- ;;
+	x86_64 | um) echo "" ;;
+	*) die "unknown arch '$1': use arm64, riscv or x86_64" ;;
+	esac
+}
+
 # The source directory under arch/ of arch $1 (x86_64: x86; um: um).
 srcarch() {
 	case $1 in
@@ -285,9 +296,6 @@ usage_if_help() {
 	esac
 }
 
-# row_expect ARCH WARNS POLICY TEXT: set the array "expect" to the
-# guest-report options that check one row of tools/series/guest-cases.
-# Every arch must print the policy line on every boot.
 # oracle_plugin_arg ARCH NAME OUT: the QEMU argument that loads the oracle
 # (tools/series/oracle) for guest NAME of ARCH, writing its findings to
 # OUT. The boot must run QEMU 10 (TLBP_QEMU10=1).
@@ -297,6 +305,9 @@ oracle_plugin_arg() {
 	echo "-plugin $so,arch=$1,outfile=$3,map=$TLBP_CACHE/build/guest-$1-$2/System.map"
 }
 
+# row_expect ARCH WARNS POLICY TEXT: set the array "expect" to the
+# guest-report options that check one row of tools/series/guest-cases.
+# Every arch must print the policy line on every boot.
 row_expect() {
 	local w
 	expect=()
