@@ -26,44 +26,44 @@ setup:
 	$(S)/setup
 
 apply:
-	$(S)/apply
+	$(S)/series/apply
 
 export:
-	$(S)/export
+	$(S)/series/export
 
 check:
-	$(S)/check
+	$(S)/series/check
 
 litmus:
-	$(S)/herd-build
-	$(S)/litmus-check
+	$(S)/proofs/herd-build
+	$(S)/proofs/litmus-check
 
 kunit:
-	$(S)/kunit $(TREE)
+	$(S)/series/kunit $(TREE)
 
 test:
 	$(S)/test
 
 guest-test:
-	TLBP_GUEST_FULL=$(if $(filter-out 0,$(FULL)),1,$(or $(TLBP_GUEST_FULL),0)) $(S)/guest-test $(ARCHES)
+	TLBP_GUEST_FULL=$(if $(filter-out 0,$(FULL)),1,$(or $(TLBP_GUEST_FULL),0)) $(S)/guests/guest-test $(ARCHES)
 
 oracle:
-	ARCHES="$(ARCHES)" ROWS="$(ROWS)" $(S)/oracle
+	ARCHES="$(ARCHES)" ROWS="$(ROWS)" $(S)/oracle/oracle
 
 demo:
-	$(S)/demo
+	$(S)/guests/demo
 
 bench:
-	$(S)/bench
+	$(S)/cost/bench
 
 cost:
-	$(S)/cost
+	$(S)/cost/cost
 
 selftest-check:
-	$(S)/selftest-check $(BREAKAGE)
+	$(S)/breakage/selftest-check $(BREAKAGE)
 
 bisect:
-	$(S)/bisect $(if $(QUICK),--quick)
+	$(S)/series/bisect $(if $(QUICK),--quick)
 
 mail:
-	$(if $(V),V=$(V)) $(if $(PART),PART=$(PART)) $(S)/mail $(OUT)
+	$(if $(V),V=$(V)) $(if $(PART),PART=$(PART)) $(S)/series/mail $(OUT)

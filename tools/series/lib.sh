@@ -19,7 +19,7 @@ TLBP_CACHE=${TLBP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tlb-policy}
 SHARED_LINUX=$(cd "$TOP/.." && pwd)/shared/linux
 DEFAULT_TARBALL=$SHARED_LINUX/linux-7.1.5.tar.xz
 # herd7, the memory-model simulator of herdtools7, built from the source
-# in ../shared/tools (tools/series/herd-build) for tools/series/litmus-check.
+# in ../shared/tools (tools/series/proofs/herd-build) for tools/series/proofs/litmus-check.
 SHARED_TOOLS=$(cd "$TOP/.." && pwd)/shared/tools
 HERD_VERSION=7.57
 HERD_DIR=$TLBP_CACHE/herd7
@@ -81,7 +81,7 @@ kgit() {
 		git -C "$KBASE" "$@"
 }
 
-# The UML build directory of kernel tree $1. tools/series/kunit, bisect
+# The UML build directory of kernel tree $1. tools/series/series/kunit, bisect
 # and warnings share the one of the check worktree, so that its objects
 # are compiled once.
 uml_out() { echo "$TLBP_CACHE/build/kunit-$(basename "$1")"; }
@@ -145,7 +145,7 @@ sees() {
 }
 
 # The parts of the series (the file parts; README.md, "Sending one
-# part"), as tools/series/export writes them into series: a line
+# part"), as tools/series/series/export writes them into series: a line
 # "# part NAME: TREE; needs: A B" (or "needs: -") before each part's
 # first patch. load_parts fills PARTS (the names, in order) and the maps
 # PART_TREE, PART_NEEDS (space-separated) and PART_FILES (the paths of
@@ -239,7 +239,7 @@ series_stamp() {
 
 # The stamp of worktree WT holding the series: the series' stamp and the
 # commit git am gave, so that a tree moved to another commit (by
-# tools/series/bisect) is not taken for the series. stamp_file WT
+# tools/series/series/bisect) is not taken for the series. stamp_file WT
 # prints its path; write_stamp WT records WT as holding the series.
 stamp_file() {
 	echo "$(git -C "$1" rev-parse --absolute-git-dir)/tlbp-stamp"
@@ -254,7 +254,7 @@ has_stamp() {
 	[ "$(cat "$(stamp_file "$1")" 2>/dev/null)" = "$(stamp_of "$1")" ]
 }
 
-# tools/series/bisect moves the check worktree WT through the series;
+# tools/series/series/bisect moves the check worktree WT through the series;
 # nothing else may reset it meanwhile. bisect_lock WT takes it for this
 # shell (bisect frees it on exit); refuse_if_bisecting WT dies while a
 # live bisect holds it.
@@ -265,7 +265,7 @@ refuse_if_bisecting() {
 	local pid
 	pid=$(cat "$(bisect_lockfile "$1")" 2>/dev/null) || return 0
 	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-	die "tools/series/bisect (pid $pid) is building $1 patch by patch; wait for it to finish, or kill it, first"
+	die "tools/series/series/bisect (pid $pid) is building $1 patch by patch; wait for it to finish, or kill it, first"
 }
 bisect_lock() {
 	refuse_if_bisecting "$1"
@@ -297,16 +297,16 @@ usage_if_help() {
 }
 
 # oracle_plugin_arg ARCH NAME OUT: the QEMU argument that loads the oracle
-# (tools/series/oracle) for guest NAME of ARCH, writing its findings to
+# (tools/series/oracle/oracle) for guest NAME of ARCH, writing its findings to
 # OUT. The boot must run QEMU 10 (TLBP_QEMU10=1).
 oracle_plugin_arg() {
 	local so
-	so=$("$TOP/tools/series/oracle" --plugin) || return 1
+	so=$("$TOP/tools/series/oracle/oracle" --plugin) || return 1
 	echo "-plugin $so,arch=$1,outfile=$3,map=$TLBP_CACHE/build/guest-$1-$2/System.map"
 }
 
 # row_expect ARCH WARNS POLICY TEXT: set the array "expect" to the
-# guest-report options that check one row of tools/series/guest-cases.
+# guest-report options that check one row of tools/series/guests/guest-cases.
 # Every arch must print the policy line on every boot.
 row_expect() {
 	local w
