@@ -645,7 +645,9 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint8_t bytes[16];
 		size_t len = qemu_plugin_insn_data(qi, bytes, sizeof(bytes));
 		uint64_t pc = qemu_plugin_insn_vaddr(qi);
-		struct insn *in = NULL;
+		struct insn *in;
+		uint32_t w = 0;
+		struct om_x86 x = { .op = OMX_NONE };
 		void (*cb)(unsigned int, void *) = NULL;
 		enum qemu_plugin_cb_flags fl = QEMU_PLUGIN_CB_R_REGS;
 
@@ -671,7 +673,6 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_MEM_RW,
 				(void *)(uintptr_t)pc);
 		if (arch == ARM64 && len == 4) {
-			uint32_t w;
 			unsigned int rt;
 
 			memcpy(&w, bytes, 4);
@@ -679,12 +680,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				cb = arm64_tlbi;
 			else if (om_arm64_writes_tag(w))
 				cb = mark_dirty, fl = QEMU_PLUGIN_CB_NO_REGS;
-			if (cb) {
-				in = g_new0(struct insn, 1);
-				in->word = w;
-			}
 		} else if (arch == RISCV && len == 4) {
-			uint32_t w;
 			unsigned int a, b;
 			const char *name;
 
@@ -695,23 +691,17 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				cb = unknown_insn;
 			else if (om_riscv_writes_tag(w))
 				cb = mark_dirty, fl = QEMU_PLUGIN_CB_NO_REGS;
-			if (cb) {
-				in = g_new0(struct insn, 1);
-				in->word = w;
-			}
 		} else if (arch == X86) {
-			struct om_x86 x = om_x86_decode(bytes, len);
-
+			x = om_x86_decode(bytes, len);
 			if (x.op == OMX_UNKNOWN)
 				cb = unknown_insn;
 			else if (x.op != OMX_NONE)
 				cb = x86_insn;
-			if (cb) {
-				in = g_new0(struct insn, 1);
-				in->x = x;
-			}
 		}
 		if (cb) {
+			in = g_new0(struct insn, 1);
+			in->word = w;
+			in->x = x;
 			in->pc = pc;
 			in->size = qemu_plugin_insn_size(qi);
 			qemu_plugin_register_vcpu_insn_exec_cb(qi, cb, fl, in);
