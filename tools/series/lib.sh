@@ -305,6 +305,15 @@ oracle_plugin_arg() {
 	echo "-plugin $so,arch=$1,outfile=$3,map=$TLBP_CACHE/build/guest-$1-$2/System.map"
 }
 
+# qemu10_restarted_cpu LOG: true when the console LOG shows the QEMU 10
+# fault of tools/series/guests/guests.md: a STARTUP IPI applied to an
+# x86_64 vCPU already running in start_secondary(), which then fetches
+# address 0 with CS = the IPI's vector << 8. Not the kernel's doing.
+qemu10_restarted_cpu() {
+	grep -q 'RIP: [0-9a-f]*00:0x0[[:space:]]*$' "$1" &&
+		grep -q '^ start_secondary+' "$1"
+}
+
 # row_expect ARCH WARNS POLICY TEXT: set the array "expect" to the
 # guest-report options that check one row of tools/series/guests/guest-cases.
 # Every arch must print the policy line on every boot.
