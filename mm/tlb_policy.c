@@ -9,14 +9,18 @@
  * with struct tlb_policy_arch and calls tlb_policy_init() once during
  * boot. This file resolves the boot parameters
  * against that description, publishes the result for the inline
- * helpers in <linux/tlb_policy.h>, and lets an administrator inspect
- * and change it through debugfs.
+ * helpers in <linux/tlb_policy.h>, and shows it in debugfs.
+ *
+ * The method and the accessed-bit mode are set once, at boot, on the
+ * boot CPU before any other CPU is up: no flush ever sees them change.
+ * max_ops alone may be changed later through debugfs, as x86's
+ * tlb_single_page_flush_ceiling could be.
  *
  * None of the choices here decides whether a flush is needed; they only
- * decide how a needed flush is carried out. Every resolution, fallback
- * and runtime change lands on a complete flush method. Before
- * tlb_policy_init() the live policy is the most conservative one:
- * every range flush is a full flush.
+ * decide how a needed flush is carried out. Every resolution and
+ * fallback lands on a complete flush method. Before tlb_policy_init()
+ * the policy is the most conservative one: every range flush is a full
+ * flush.
  */
 
 #define pr_fmt(fmt) "tlb_policy: " fmt
@@ -40,12 +44,16 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/tlb_policy.h>
 
-struct tlb_policy tlb_policy_live __read_mostly = {
+/* Set by tlb_policy_init(); max_ops is its boot value. */
+struct tlb_policy tlb_policy_live __ro_after_init = {
 	.method = TLBI_METHOD_BROADCAST,
 	.is_auto = true,
 	.max_ops = 0,
 	.young = TLBI_YOUNG_SYNC,
 };
+
+/* max_ops in force: 0 until tlb_policy_init(), then debugfs may write it. */
+unsigned int tlb_policy_live_max_ops __read_mostly;
 
 DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
 DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
@@ -53,8 +61,8 @@ DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
 DEFINE_STATIC_KEY_FALSE(tlb_policy_stats_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
 
-static const struct tlb_policy_arch *tlb_policy_arch_desc __read_mostly;
-/* Serialises writers of tlb_policy_live; flush paths never take it. */
+static const struct tlb_policy_arch *tlb_policy_arch_desc __ro_after_init;
+/* Serialises the debugfs writers; flush paths never take it. */
 static DEFINE_MUTEX(tlb_policy_mutex);
 
 static const char *const tlbi_method_names[TLBI_METHOD_NR] = {
@@ -278,35 +286,13 @@ unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 }
 
 /**
- * tlb_policy_set_method() - validate and apply a method written at runtime
- * @arch: the architecture description.
- * @p: the policy to change; untouched on error.
- * @buf: the text written, for example "ipi\n".
- *
- * Return: 0, or -EINVAL for an unknown or unsupported method.
- */
-int tlb_policy_set_method(const struct tlb_policy_arch *arch,
-			  struct tlb_policy *p, const char *buf)
-{
-	enum tlbi_method m;
-
-	if (tlb_policy_parse_method(buf, arch->broadcast_alias, &m))
-		return -EINVAL;
-	if (m != TLBI_METHOD_AUTO && !(arch->methods & BIT(m)))
-		return -EINVAL;
-	p->is_auto = m == TLBI_METHOD_AUTO;
-	p->method = p->is_auto ? arch->auto_method : m;
-	return 0;
-}
-
-/**
  * tlb_policy_set_max_ops() - validate and apply max_ops written at runtime
  * @arch: the architecture description.
  * @p: the policy to change; untouched on error.
  * @buf: the text written, a number as tlb_policy_parse_max_ops() takes it.
  *
- * Unlike the boot parameter, a runtime value is never clamped: a value
- * above tlb_policy_max_ops_limit() is refused. While an erratum forces
+ * Unlike the boot parameter, a value written later is never clamped: a
+ * value above tlb_policy_max_ops_limit() is refused. While an erratum forces
  * max_ops, only the forced value is accepted.
  *
  * Return: 0, or -EINVAL.
@@ -323,25 +309,6 @@ int tlb_policy_set_max_ops(const struct tlb_policy_arch *arch,
 	if (arch->erratum && ops != arch->erratum_max_ops)
 		return -EINVAL;
 	p->max_ops = ops;
-	return 0;
-}
-
-/**
- * tlb_policy_set_young() - validate and apply a young mode written at runtime
- * @arch: the architecture description.
- * @p: the policy to change; untouched on error.
- * @buf: the text written, for example "none\n".
- *
- * Return: 0, or -EINVAL for an unknown or unsupported mode.
- */
-int tlb_policy_set_young(const struct tlb_policy_arch *arch,
-			 struct tlb_policy *p, const char *buf)
-{
-	enum tlbi_young y;
-
-	if (tlb_policy_parse_young(buf, &y) || !(arch->young_modes & BIT(y)))
-		return -EINVAL;
-	p->young = y;
 	return 0;
 }
 
@@ -527,7 +494,7 @@ static void tlb_policy_count_flush(const struct tlb_policy_flush *f)
  */
 void tlb_policy_note(const struct tlb_policy_flush *f)
 {
-	const struct tlb_policy_arch *arch = READ_ONCE(tlb_policy_arch_desc);
+	const struct tlb_policy_arch *arch = tlb_policy_arch_desc;
 	struct tlb_policy_flush r = *f;
 	unsigned long flags;
 
@@ -550,25 +517,14 @@ void tlb_policy_note(const struct tlb_policy_flush *f)
 	trace_tlb_policy_flush(&r);
 }
 
-/* Make @p the live policy. Called with tlb_policy_mutex held, or at init. */
-static void tlb_policy_publish(const struct tlb_policy *p)
+/* Make @p the policy, once, on the boot CPU before the others are up. */
+static void __init tlb_policy_publish(const struct tlb_policy *p)
 {
-	WRITE_ONCE(tlb_policy_live.max_ops, p->max_ops);
-	WRITE_ONCE(tlb_policy_live.young, p->young);
-	WRITE_ONCE(tlb_policy_live.method, p->method);
-	WRITE_ONCE(tlb_policy_live.is_auto, p->is_auto);
-	/*
-	 * The two keys flip one after the other. A flush that runs in
-	 * between sees one of the four combinations, and each of them is
-	 * a complete method on its own.
-	 */
+	tlb_policy_live = *p;
+	WRITE_ONCE(tlb_policy_live_max_ops, p->max_ops);
 	if (p->method == TLBI_METHOD_IPI)
 		static_branch_enable(&tlb_policy_ipi_key);
-	else
-		static_branch_disable(&tlb_policy_ipi_key);
-	if (p->is_auto)
-		static_branch_enable(&tlb_policy_auto_key);
-	else
+	if (!p->is_auto)
 		static_branch_disable(&tlb_policy_auto_key);
 }
 
@@ -656,9 +612,11 @@ static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
  * tlb_policy_init() - resolve and publish the policy for this arch
  * @arch: what the architecture implements; must stay valid for ever.
  *
- * Called once by the architecture, as soon as the early parameters are
- * parsed and static keys can be switched (setup_arch() is a good place).
- * Until then max_ops is 0, so every range flush is a full flush. Prints
+ * Called once by the architecture on the boot CPU, before the other CPUs
+ * are brought up, once the early parameters are parsed and static keys
+ * can be switched (setup_arch() is a good place). The method and the
+ * accessed-bit mode it sets never change after. Until then max_ops is 0,
+ * so every range flush is a full flush. Prints
  * one line describing the policy, preceded by a warning
  * for each part of the request that could not be honoured.
  */
@@ -675,7 +633,7 @@ void __init tlb_policy_init(const struct tlb_policy_arch *arch)
 
 	flags = tlb_policy_resolve(arch, &tlb_policy_req, &p);
 	tlb_policy_report(arch, &tlb_policy_req, &p, flags);
-	WRITE_ONCE(tlb_policy_arch_desc, arch);
+	tlb_policy_arch_desc = arch;
 	tlb_policy_publish(&p);
 }
 
@@ -687,7 +645,7 @@ void __init tlb_policy_init(const struct tlb_policy_arch *arch)
  */
 const struct tlb_policy_arch *tlb_policy_arch_get(void)
 {
-	return READ_ONCE(tlb_policy_arch_desc);
+	return tlb_policy_arch_desc;
 }
 
 #ifdef CONFIG_DEBUG_FS
@@ -706,13 +664,6 @@ static const char *const tlb_policy_file_names[TLB_POLICY_FILE_NR] = {
 	[TLB_POLICY_FILE_STATS] = "stats",
 };
 
-static int (*const tlb_policy_setters[])(const struct tlb_policy_arch *,
-					 struct tlb_policy *, const char *) = {
-	[TLB_POLICY_FILE_METHOD] = tlb_policy_set_method,
-	[TLB_POLICY_FILE_MAX_OPS] = tlb_policy_set_max_ops,
-	[TLB_POLICY_FILE_YOUNG] = tlb_policy_set_young,
-};
-
 /* The sums at the last reset of the stats file. */
 static unsigned long tlb_policy_stats_base[TLB_STAT_NR];
 
@@ -720,24 +671,21 @@ static int tlb_policy_show(struct seq_file *m, void *v)
 {
 	const struct tlb_policy_arch *arch = tlb_policy_arch_desc;
 	long file = (long)m->private;
-	struct tlb_policy p;
 	char buf[64];
 	int i;
 
-	mutex_lock(&tlb_policy_mutex);
-	p = tlb_policy_live;
-	mutex_unlock(&tlb_policy_mutex);
-
 	switch (file) {
 	case TLB_POLICY_FILE_METHOD:
-		tlb_policy_format_method(arch, &p, buf, sizeof(buf));
+		tlb_policy_format_method(arch, &tlb_policy_live, buf,
+					 sizeof(buf));
 		seq_printf(m, "%s\n", buf);
 		break;
 	case TLB_POLICY_FILE_MAX_OPS:
-		seq_printf(m, "%u\n", p.max_ops);
+		seq_printf(m, "%u\n", READ_ONCE(tlb_policy_live_max_ops));
 		break;
 	case TLB_POLICY_FILE_YOUNG:
-		tlb_policy_format_young(arch, &p, buf, sizeof(buf));
+		tlb_policy_format_young(arch, &tlb_policy_live, buf,
+					sizeof(buf));
 		seq_printf(m, "%s\n", buf);
 		break;
 	case TLB_POLICY_FILE_STATS:
@@ -790,11 +738,14 @@ static ssize_t tlb_policy_write(struct file *file, const char __user *ubuf,
 		return ret ? ret : len;
 	}
 
+	/* The method and the accessed-bit mode are set at boot only. */
+	if (which != TLB_POLICY_FILE_MAX_OPS)
+		return -EPERM;
 	mutex_lock(&tlb_policy_mutex);
 	p = tlb_policy_live;
-	ret = tlb_policy_setters[which](tlb_policy_arch_desc, &p, buf);
+	ret = tlb_policy_set_max_ops(tlb_policy_arch_desc, &p, buf);
 	if (!ret)
-		tlb_policy_publish(&p);
+		WRITE_ONCE(tlb_policy_live_max_ops, p.max_ops);
 	mutex_unlock(&tlb_policy_mutex);
 	return ret ? ret : len;
 }
@@ -817,8 +768,10 @@ static int __init tlb_policy_debugfs_init(void)
 		return 0;
 	dir = debugfs_create_dir("tlb_policy", NULL);
 	for (i = 0; i < TLB_POLICY_FILE_NR; i++)
-		debugfs_create_file(tlb_policy_file_names[i], 0600, dir,
-				    (void *)i, &tlb_policy_fops);
+		debugfs_create_file(tlb_policy_file_names[i],
+				    i == TLB_POLICY_FILE_METHOD ||
+				    i == TLB_POLICY_FILE_YOUNG ? 0400 : 0600,
+				    dir, (void *)i, &tlb_policy_fops);
 	return 0;
 }
 late_initcall(tlb_policy_debugfs_init);

@@ -5,19 +5,21 @@
  *
  * The core (mm/tlb_policy.c) owns the policy: it parses the boot
  * parameters, resolves them against what the architecture supports and
- * exposes the result through debugfs. The architecture owns the
- * mechanism: it describes itself once with struct tlb_policy_arch and
- * asks the cheap inline helpers below on its flush paths.
+ * shows the result in debugfs. The architecture owns the mechanism: it
+ * describes itself once with struct tlb_policy_arch and asks the cheap
+ * inline helpers below on its flush paths.
+ *
+ * The method and the accessed-bit mode are set at boot, before the
+ * other CPUs are up, and never change. max_ops may be written through
+ * debugfs: a flush that reads it twice may see the old value and then
+ * the new one, and every combination is a complete flush.
  *
  * Hot-path rules: the method is a pair of static keys, max_ops and the
- * accessed-bit mode are single READ_ONCE() loads, and recording a flush
- * (counting it, tracing it) is a pair of patched-out branches until one
- * is turned on. Nothing on a flush path takes a lock or writes a shared
- * cache line; while counting is on, each count is a plain per-CPU
- * increment with interrupts disabled. A flush may
- * read a part of the policy more than once, and a concurrent debugfs
- * change can make it see the old value at one read and the new one at
- * the next: every combination is a complete flush.
+ * accessed-bit mode are single loads, and recording a flush (counting
+ * it, tracing it) is a pair of patched-out branches until one is turned
+ * on. Nothing on a flush path takes a lock or writes a shared cache
+ * line; while counting is on, each count is a plain per-CPU increment
+ * with interrupts disabled.
  */
 #ifndef _LINUX_TLB_POLICY_H
 #define _LINUX_TLB_POLICY_H
@@ -273,8 +275,9 @@ struct tlb_policy_stats {
 
 #ifdef CONFIG_TLB_POLICY
 
-/* The live policy; read through the helpers below. */
+/* The policy set at boot, and max_ops in force; read through the helpers. */
 extern struct tlb_policy tlb_policy_live;
+extern unsigned int tlb_policy_live_max_ops;
 DECLARE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
 DECLARE_STATIC_KEY_TRUE(tlb_policy_auto_key);
 DECLARE_STATIC_KEY_FALSE(tlb_policy_stats_key);
@@ -311,17 +314,17 @@ static __always_inline bool tlb_policy_is_auto(void)
  */
 static __always_inline unsigned int tlb_policy_max_ops(void)
 {
-	return READ_ONCE(tlb_policy_live.max_ops);
+	return READ_ONCE(tlb_policy_live_max_ops);
 }
 
 /**
- * tlb_policy_young() - the current accessed-bit flush mode
+ * tlb_policy_young() - the accessed-bit flush mode, set at boot
  *
  * Return: the enum tlbi_young mode in force.
  */
 static __always_inline enum tlbi_young tlb_policy_young(void)
 {
-	return READ_ONCE(tlb_policy_live.young);
+	return tlb_policy_live.young;
 }
 
 /**
@@ -419,12 +422,8 @@ unsigned int tlb_policy_resolve(const struct tlb_policy_arch *arch,
 				const struct tlb_policy_req *req,
 				struct tlb_policy *out);
 unsigned int tlb_policy_max_ops_limit(const struct tlb_policy_arch *arch);
-int tlb_policy_set_method(const struct tlb_policy_arch *arch,
-			  struct tlb_policy *p, const char *buf);
 int tlb_policy_set_max_ops(const struct tlb_policy_arch *arch,
 			   struct tlb_policy *p, const char *buf);
-int tlb_policy_set_young(const struct tlb_policy_arch *arch,
-			 struct tlb_policy *p, const char *buf);
 int tlb_policy_format_method(const struct tlb_policy_arch *arch,
 			     const struct tlb_policy *p, char *buf,
 			     size_t size);

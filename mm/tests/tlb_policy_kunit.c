@@ -479,7 +479,7 @@ static void tlb_policy_reach_test(struct kunit *test)
 					       c->others), c->reach);
 }
 
-/* ---- runtime changes (what the debugfs handlers call) ----------------- */
+/* ---- max_ops written through debugfs, and what debugfs shows --------- */
 
 static struct tlb_policy policy_of(const struct tlb_policy_arch *arch)
 {
@@ -516,26 +516,6 @@ static void check_set(struct kunit *test, const struct set_case *c,
 }
 
 #define POL(m, a, ops, y) { TLBI_METHOD_##m, a, ops, TLBI_YOUNG_##y }
-static const struct set_case set_method_cases[] = {
-	{ &fake_bcast, "ipi\n", 0, POL(IPI, false, 512, NOSYNC) },
-	{ &fake_bcast, "broadcast", 0, POL(BROADCAST, false, 512, NOSYNC) },
-	{ &fake_bcast, "auto\n", 0, POL(BROADCAST, true, 512, NOSYNC) },
-	{ &fake_erratum, "sbi\n", 0, POL(BROADCAST, false, 0, NONE) },
-	{ &fake_ipi, "broadcast\n", -EINVAL },
-	{ &fake_bcast, "sbi\n", -EINVAL },
-	{ &fake_bcast, "", -EINVAL },
-	{ &fake_bcast, "\n", -EINVAL },
-	{ &fake_bcast, "IPI\n", -EINVAL },
-	{ &fake_bcast, "ipi\nx", -EINVAL },
-};
-
-KUNIT_ARRAY_PARAM(set_method, set_method_cases, set_case_desc);
-
-static void tlb_policy_set_method_test(struct kunit *test)
-{
-	check_set(test, test->param_value, tlb_policy_set_method);
-}
-
 static const struct set_case set_max_ops_cases[] = {
 	{ &fake_bcast, "0\n", 0, POL(BROADCAST, true, 0, NOSYNC) },
 	{ &fake_bcast, "1", 0, POL(BROADCAST, true, 1, NOSYNC) },
@@ -558,22 +538,6 @@ KUNIT_ARRAY_PARAM(set_max_ops, set_max_ops_cases, set_case_desc);
 static void tlb_policy_set_max_ops_test(struct kunit *test)
 {
 	check_set(test, test->param_value, tlb_policy_set_max_ops);
-}
-
-static const struct set_case set_young_cases[] = {
-	{ &fake_bcast, "sync\n", 0, POL(BROADCAST, true, 512, SYNC) },
-	{ &fake_bcast, "none", 0, POL(BROADCAST, true, 512, NONE) },
-	{ &fake_ipi, "none\n", 0, POL(IPI, true, 33, NONE) },
-	{ &fake_ipi, "sync\n", -EINVAL },
-	{ &fake_bcast, "off\n", -EINVAL },
-	{ &fake_bcast, "", -EINVAL },
-};
-
-KUNIT_ARRAY_PARAM(set_young, set_young_cases, set_case_desc);
-
-static void tlb_policy_set_young_test(struct kunit *test)
-{
-	check_set(test, test->param_value, tlb_policy_set_young);
 }
 
 struct format_case {
@@ -873,9 +837,7 @@ static struct kunit_case tlb_policy_test_cases[] = {
 	KUNIT_CASE(tlb_policy_decide_zero_length),
 	KUNIT_CASE(tlb_policy_decide_flush_all),
 	KUNIT_CASE_PARAM(tlb_policy_reach_test, reach_gen_params),
-	KUNIT_CASE_PARAM(tlb_policy_set_method_test, set_method_gen_params),
 	KUNIT_CASE_PARAM(tlb_policy_set_max_ops_test, set_max_ops_gen_params),
-	KUNIT_CASE_PARAM(tlb_policy_set_young_test, set_young_gen_params),
 	KUNIT_CASE_PARAM(tlb_policy_format_test, format_gen_params),
 	KUNIT_CASE(tlb_policy_format_short_buffer),
 	KUNIT_CASE(tlb_policy_stats_sum_test),

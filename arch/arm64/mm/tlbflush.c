@@ -163,13 +163,12 @@ void __tlb_flush_record(struct mm_struct *mm, unsigned long start,
 }
 
 /*
- * Give a new mm a mask of the CPUs that use it (mm_tlb_cpumask()), while
- * tlbi_method=ipi is in force. The mm is not in use anywhere yet, so every
- * CPU that ever uses it sets its bit first (mm_note_active_cpu()), whatever
- * the method is by then. Without a mask, which is also the fallback when
- * the allocation fails, a flush of the mm interrupts every online CPU.
- * An mm created under another method has no mask: switching to ipi later
- * needs no record of the past.
+ * Give a new mm a mask of the CPUs that use it (mm_tlb_cpumask()) under
+ * tlbi_method=ipi. The mm is not in use anywhere yet, so every CPU that
+ * ever uses it sets its bit first (mm_note_active_cpu()). Without a mask,
+ * the fallback when the allocation fails, a flush of the mm interrupts
+ * every online CPU. The method is set at boot, before the first mm is
+ * created, so under the other methods no mm needs one.
  */
 void arm64_tlb_cpus_alloc(struct mm_struct *mm)
 {

@@ -10,7 +10,7 @@
  * and reboots, which makes QEMU (-no-reboot) exit. Every line it prints
  * starts with "tlbp-init:". The guest is thrown away after one run, so
  * it always passes -D, which lets the selftest's destructive cases run
- * (hotplug takes a CPU offline and online, switch rewrites the policy in
+ * (hotplug takes a CPU offline and online, switch rewrites max_ops in
  * debugfs); without it they would be skipped, in every row, and in
  * tools/series/breakage/selftest-check's boots.
  *

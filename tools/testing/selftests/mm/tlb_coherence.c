@@ -40,8 +40,8 @@
  * MADV_DONTNEED while a child process takes the last reader's CPU offline
  * and back online (the readers pin themselves again before each look),
  * and switch changes protections with mprotect while a child process
- * writes the policy's method and max_ops in debugfs, which are put back
- * afterwards. They are destructive, and run only with -D (run_vmtests.sh
+ * writes the policy's max_ops in debugfs, which is put back afterwards
+ * (the method is set at boot only). They are destructive, and run only with -D (run_vmtests.sh
  * passes it with its own -d); without it they are skipped, even when
  * named with -c. Each is skipped without its files, and fails if its
  * child never got a write through.
@@ -694,31 +694,17 @@ static void hotplug_churn(void)
 	}
 }
 
-/* The settings to put back, and the methods this kernel offers. */
-static char saved_method[32], saved_max_ops[32];
-static char methods[4][32];
-static int nr_methods;
+/* The max_ops to put back. */
+static char saved_max_ops[32];
 
 static const char *switch_check(void)
 {
-	char buf[128], *tok, *save;
-
-	if (!read_file(DEBUGFS_DIR "method", buf, sizeof(buf)) ||
-	    !read_file(DEBUGFS_DIR "max_ops", saved_max_ops,
+	if (!read_file(DEBUGFS_DIR "max_ops", saved_max_ops,
 		       sizeof(saved_max_ops)))
 		return "no " DEBUGFS_DIR;
-	nr_methods = 0;
-	for (tok = strtok_r(buf, " ", &save); tok && nr_methods < 4;
-	     tok = strtok_r(NULL, " ", &save)) {
-		bool in_force = tok[0] == '[';
-
-		if (in_force)
-			tok++;
-		tok[strcspn(tok, ":]")] = '\0';
-		snprintf(methods[nr_methods++], sizeof(methods[0]), "%s", tok);
-		if (in_force)
-			snprintf(saved_method, sizeof(saved_method), "%s", tok);
-	}
+	/* The method is set at boot: a write must be refused. */
+	if (write_file(DEBUGFS_DIR "method", "auto"))
+		ksft_exit_fail_msg("%smethod accepted a write\n", DEBUGFS_DIR);
 	return NULL;
 }
 
@@ -728,19 +714,16 @@ static void switch_churn(void)
 	unsigned int i;
 
 	for (i = 0;; i++) {
-		if (write_file(DEBUGFS_DIR "method", methods[i % nr_methods]))
-			INC(*churned);
 		if (write_file(DEBUGFS_DIR "max_ops",
 			       max_ops[i % ARRAY_SIZE(max_ops)]))
 			INC(*churned);
-		usleep(2000);
+		usleep(1000);
 	}
 }
 
 static bool switch_done(void)
 {
-	return saved_method[0] && saved_max_ops[0] &&
-	       write_file(DEBUGFS_DIR "method", saved_method) &&
+	return saved_max_ops[0] &&
 	       write_file(DEBUGFS_DIR "max_ops", saved_max_ops);
 }
 
@@ -830,7 +813,7 @@ static const struct tcase cases[] = {
 	      .churn_check = hotplug_check, .churn = hotplug_churn,
 	      .churn_done = hotplug_online),
 	TCASE("switch", EXPECT_FAULT, setup_anon, change_mprotect,
-	      .destructive = "rewrites the system's TLB flush policy",
+	      .destructive = "rewrites the system's TLB flush max_ops",
 	      .churn_check = switch_check, .churn = switch_churn,
 	      .churn_done = switch_done),
 };
@@ -1565,7 +1548,7 @@ static void print_stats(void)
 
 /*
  * Put back what the test changed: the CPU that hotplug takes offline,
- * the policy that switch rewrites, and the counters, if stats_on()
+ * the max_ops that switch rewrites, and the counters, if stats_on()
  * turned them on. Async-signal-safe, so that on_signal() can call it;
  * run by the test process only, never by a child; each change is put
  * back once, by whichever caller claims it first.
@@ -1645,8 +1628,8 @@ static void usage(const char *prog)
 		"      madv_dontneed,mprotect,munmap,mmap_fixed,fork_cow,migrate,\n"
 		"      pageout,lazy,hotplug,switch,cpu_hop,own_cpu\n"
 		"  -D  destructive: also run hotplug (takes a CPU offline and\n"
-		"      online) and switch (rewrites the TLB flush policy in\n"
-		"      debugfs); without -D they are skipped, even if named by -c\n"
+		"      online) and switch (rewrites the TLB flush policy's max_ops\n"
+		"      in debugfs); without -D they are skipped, even if named by -c\n"
 		"  -t  measure throughput instead of coherence\n"
 		"  -a  check coherence, then measure throughput\n", prog);
 	exit(KSFT_FAIL);
