@@ -12,7 +12,10 @@
  * helpers in <linux/tlb_policy.h>, and shows it in debugfs.
  *
  * The method and the accessed-bit mode are set once, at boot, on the
- * boot CPU before any other CPU is up: no flush ever sees them change.
+ * boot CPU before any other CPU is up: no flush on another CPU ever sees
+ * them change. A flush that interrupts tlb_policy_init() on the boot CPU
+ * may see one key set and not the other; with one CPU online, each
+ * combination is a complete flush.
  * max_ops alone may be changed later through debugfs, as x86's
  * tlb_single_page_flush_ceiling could be.
  *
@@ -55,8 +58,9 @@ struct tlb_policy tlb_policy_live __ro_after_init = {
 /* max_ops in force: 0 until tlb_policy_init(), then debugfs may write it. */
 unsigned int tlb_policy_live_max_ops __read_mostly;
 
-DEFINE_STATIC_KEY_FALSE(tlb_policy_ipi_key);
-DEFINE_STATIC_KEY_TRUE(tlb_policy_auto_key);
+/* Set once by tlb_policy_init(); read-only after init: a change WARNs. */
+DEFINE_STATIC_KEY_FALSE_RO(tlb_policy_ipi_key);
+DEFINE_STATIC_KEY_TRUE_RO(tlb_policy_auto_key);
 /* Counting is off until someone asks: see tlb_policy_stats_enable(). */
 DEFINE_STATIC_KEY_FALSE(tlb_policy_stats_key);
 DEFINE_PER_CPU(struct tlb_policy_stats, tlb_policy_stats);
@@ -614,7 +618,7 @@ static void __init tlb_policy_report(const struct tlb_policy_arch *arch,
  *
  * Called once by the architecture on the boot CPU, before the other CPUs
  * are brought up, once the early parameters are parsed and static keys
- * can be switched (setup_arch() is a good place). The method and the
+ * can be switched (arm64 calls it from setup_arch()). The method and the
  * accessed-bit mode it sets never change after. Until then max_ops is 0,
  * so every range flush is a full flush. Prints
  * one line describing the policy, preceded by a warning
@@ -715,6 +719,9 @@ static ssize_t tlb_policy_write(struct file *file, const char __user *ubuf,
 	char buf[32];
 	int ret;
 
+	/* The method and the accessed-bit mode are set at boot only. */
+	if (which != TLB_POLICY_FILE_MAX_OPS && which != TLB_POLICY_FILE_STATS)
+		return -EPERM;
 	if (*ppos || len >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
@@ -738,9 +745,6 @@ static ssize_t tlb_policy_write(struct file *file, const char __user *ubuf,
 		return ret ? ret : len;
 	}
 
-	/* The method and the accessed-bit mode are set at boot only. */
-	if (which != TLB_POLICY_FILE_MAX_OPS)
-		return -EPERM;
 	mutex_lock(&tlb_policy_mutex);
 	p = tlb_policy_live;
 	ret = tlb_policy_set_max_ops(tlb_policy_arch_desc, &p, buf);

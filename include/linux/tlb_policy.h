@@ -10,7 +10,7 @@
  * inline helpers below on its flush paths.
  *
  * The method and the accessed-bit mode are set at boot, before the
- * other CPUs are up, and never change. max_ops may be written through
+ * other CPUs are up, and never change after. max_ops may be written through
  * debugfs: a flush that reads it twice may see the old value and then
  * the new one, and every combination is a complete flush.
  *

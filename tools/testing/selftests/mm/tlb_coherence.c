@@ -41,10 +41,11 @@
  * and back online (the readers pin themselves again before each look),
  * and switch changes protections with mprotect while a child process
  * writes the policy's max_ops in debugfs, which is put back afterwards
- * (the method is set at boot only). They are destructive, and run only with -D (run_vmtests.sh
- * passes it with its own -d); without it they are skipped, even when
- * named with -c. Each is skipped without its files, and fails if its
- * child never got a write through.
+ * (the method and the accessed-bit mode are set at boot only, and their
+ * files must refuse a write). They are destructive, and run only with
+ * -D (run_vmtests.sh passes it with its own -d); without it they are
+ * skipped, even when named with -c. Each is skipped without its files,
+ * and fails if its child never got a write through.
  *
  * A generation counter, bumped by the writer only while the readers are
  * idle, says which phase a reader is checking, so that a read can never
@@ -697,14 +698,45 @@ static void hotplug_churn(void)
 /* The max_ops to put back. */
 static char saved_max_ops[32];
 
+/*
+ * The setting in force of a debugfs file that lists the choices with the
+ * one in force in brackets, "[auto:broadcast] ipi broadcast" giving
+ * "auto"; false if the file cannot be read or has none.
+ */
+static bool in_force(const char *path, char *out, size_t size)
+{
+	char buf[128], *open, *end;
+
+	if (!read_file(path, buf, sizeof(buf)))
+		return false;
+	open = strchr(buf, '[');
+	if (!open)
+		return false;
+	end = open + 1 + strcspn(open + 1, ":]");
+	*end = '\0';
+	snprintf(out, size, "%s", open + 1);
+	return true;
+}
+
 static const char *switch_check(void)
 {
+	static const char * const boot_only[] = { "method", "young" };
+	char path[64], val[32];
+	unsigned int i;
+
 	if (!read_file(DEBUGFS_DIR "max_ops", saved_max_ops,
 		       sizeof(saved_max_ops)))
 		return "no " DEBUGFS_DIR;
-	/* The method is set at boot: a write must be refused. */
-	if (write_file(DEBUGFS_DIR "method", "auto"))
-		ksft_exit_fail_msg("%smethod accepted a write\n", DEBUGFS_DIR);
+	/*
+	 * The method and the accessed-bit mode are set at boot: a write of
+	 * the value in force, which would change nothing, must be refused.
+	 */
+	for (i = 0; i < ARRAY_SIZE(boot_only); i++) {
+		snprintf(path, sizeof(path), DEBUGFS_DIR "%s", boot_only[i]);
+		if (in_force(path, val, sizeof(val)) && write_file(path, val))
+			ksft_exit_fail_msg("%s took a write of \"%s\"\n",
+					   path, val);
+	}
 	return NULL;
 }
 
