@@ -391,27 +391,88 @@ static inline enum tlb_flush_kind tlb_policy_decide(unsigned long nr_ops,
 }
 
 /**
- * tlb_policy_reach() - which CPUs a flush must reach
+ * struct tlb_flush_facts - what the architecture knows about one flush
+ * @others: another CPU may hold entries of the address space. Leave it
+ *	set unless the architecture has proved that none can.
+ * @atomic: an IPI cannot be waited for here (interrupts disabled, or not
+ *	in task context).
+ * @no_broadcast: this flush has no broadcast form here (an x86 user
+ *	flush without a hypervisor's flush, or one that no other CPU needs).
+ * @shared: %TLB_WHY_PINNED or %TLB_WHY_GLOBAL_ASID when something that
+ *	no IPI reaches may hold the entries (a device sharing a pinned ASID;
+ *	CPUs that ran a global ASID and left no trace in mm_cpumask()),
+ *	else 0. It wins over the other facts.
+ *
+ * The facts are the architecture's; where the flush goes is the core's
+ * (tlb_policy_reach()). What only the architecture knows after the
+ * decision stays there: riscv's remote fence that has failed, and its
+ * fence standing in for an IPI from atomic context under every method.
+ */
+struct tlb_flush_facts {
+	bool others;
+	bool atomic;
+	bool no_broadcast;
+	unsigned int shared;
+};
+
+/**
+ * __tlb_policy_reach() - which CPUs a flush must reach, under a method
  * @method: the resolved method, %TLBI_METHOD_IPI or %TLBI_METHOD_BROADCAST.
  * @is_auto: the method was chosen automatically.
- * @others: another CPU may hold entries for the address space. The
- *	caller must have proved @others false, never guessed it.
+ * @f: the architecture's facts about the flush.
+ * @why: enum tlb_flush_why bits; the reason for the reach is added.
  *
- * An explicit broadcast always broadcasts, so that it can be compared
- * with the automatic choice. The IPI method reaches only the CPUs that
- * may hold entries, so with no such CPU it stays local.
+ * Only a broadcast reaches what @f.shared names. The flush stays on this
+ * CPU when no other CPU can hold entries, unless the user asked for
+ * broadcasts explicitly: those never elide, so that the automatic choice
+ * can be compared with them. The IPI method, and a flush that has no
+ * broadcast form, reach the other CPUs by IPI, except where an IPI cannot
+ * be waited for and a broadcast exists.
+ *
+ * Return: the enum tlb_flush_reach to use (never %TLB_REACH_NONE).
+ */
+static __always_inline enum tlb_flush_reach
+__tlb_policy_reach(enum tlbi_method method, bool is_auto,
+		   struct tlb_flush_facts f, unsigned int *why)
+{
+	if (f.shared) {
+		*why |= f.shared;
+		return TLB_REACH_BROADCAST;
+	}
+	if (!f.others &&
+	    (is_auto || method == TLBI_METHOD_IPI || f.no_broadcast)) {
+		*why |= TLB_WHY_THIS_CPU;
+		return TLB_REACH_LOCAL;
+	}
+	if (f.no_broadcast)
+		return TLB_REACH_IPI;
+	if (method != TLBI_METHOD_IPI)
+		return TLB_REACH_BROADCAST;
+	if (!f.atomic)
+		return TLB_REACH_IPI;
+	*why |= TLB_WHY_ATOMIC;
+	return TLB_REACH_BROADCAST;
+}
+
+#ifdef CONFIG_TLB_POLICY
+/**
+ * tlb_policy_reach() - which CPUs a flush must reach
+ * @f: the architecture's facts about the flush.
+ * @why: enum tlb_flush_why bits; the reason for the reach is added.
+ *
+ * The one decision of where a flush of an mm goes, on every architecture
+ * (and riscv's kernel flushes), under the method set at boot: see
+ * __tlb_policy_reach().
  *
  * Return: the enum tlb_flush_reach to use.
  */
-static inline enum tlb_flush_reach tlb_policy_reach(enum tlbi_method method,
-						    bool is_auto, bool others)
+static __always_inline enum tlb_flush_reach
+tlb_policy_reach(struct tlb_flush_facts f, unsigned int *why)
 {
-	if (!others && (is_auto || method == TLBI_METHOD_IPI))
-		return TLB_REACH_LOCAL;
-	if (method == TLBI_METHOD_IPI)
-		return TLB_REACH_IPI;
-	return TLB_REACH_BROADCAST;
+	return __tlb_policy_reach(tlb_policy_method(), tlb_policy_is_auto(),
+				  f, why);
 }
+#endif
 
 int tlb_policy_parse_method(const char *s, const char *alias,
 			    enum tlbi_method *out);

@@ -442,20 +442,30 @@ static void user_flushes(struct user_mm *u, long *delta)
  */
 #define USER_FULL_AT_0	2
 
+/*
+ * The core's decision for a user flush of a test mm (no shared ASID). On
+ * x86 a flush that no other CPU needs has no broadcast form.
+ */
+static enum tlb_flush_reach user_reach(bool others)
+{
+	struct tlb_flush_facts f = {
+		.others = others,
+		.no_broadcast = IS_ENABLED(CONFIG_X86) && !others,
+	};
+	unsigned int why = 0;
+
+	return tlb_policy_reach(f, &why);
+}
+
 static void expect_user_counts(struct kunit *test, const long *d, bool others)
 {
-	enum tlb_flush_reach reach = tlb_policy_reach(tlb_policy_method(),
-						      tlb_policy_is_auto(),
-						      others);
+	enum tlb_flush_reach reach = user_reach(others);
 
 	/*
 	 * x86 trims mm_cpumask(): the first flush that reaches a CPU which
 	 * only holds the mm lazily makes it leave the mm, after which the
 	 * flushes are local. Only the first one must reach it.
 	 */
-	/* x86 keeps such a flush local under every method. */
-	if (IS_ENABLED(CONFIG_X86) && !others)
-		reach = TLB_REACH_LOCAL;
 	if (IS_ENABLED(CONFIG_X86) && reach != TLB_REACH_LOCAL) {
 		/* tlbi_method=ipi: native IPIs, never INVLPGB or pv. */
 		if (reach == TLB_REACH_IPI) {
@@ -2373,9 +2383,7 @@ static struct tlb_policy_flush *trace_one(struct kunit *test,
 static void trace_expect(struct kunit *test, const struct tlb_policy_flush *f,
 			 struct user_mm *u, unsigned long pages, bool others)
 {
-	enum tlb_flush_reach reach = tlb_policy_reach(tlb_policy_method(),
-						      tlb_policy_is_auto(),
-						      others);
+	enum tlb_flush_reach reach = user_reach(others);
 	bool full = pages > 1 || !tlb_policy_max_ops();
 
 	if (!f)

@@ -445,38 +445,84 @@ static void tlb_policy_decide_flush_all(struct kunit *test)
 
 struct reach_case {
 	enum tlbi_method method;
-	bool is_auto, others;
+	bool is_auto;
+	struct tlb_flush_facts f;
 	enum tlb_flush_reach reach;
+	unsigned int why;
 };
 
 static void reach_case_desc(const struct reach_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s, %s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s,%s%s%s%s",
 		 c->method == TLBI_METHOD_IPI ? "ipi" : "broadcast",
 		 c->is_auto ? " (auto)" : "",
-		 c->others ? "others" : "local only");
+		 c->f.others ? " others" : " this cpu only",
+		 c->f.atomic ? " atomic" : "",
+		 c->f.no_broadcast ? " no broadcast" : "",
+		 c->f.shared == TLB_WHY_PINNED ? " pinned" :
+		 c->f.shared ? " global asid" : "");
 }
 
+#define F_OTHERS		.others = true
+#define F_ATOMIC		.atomic = true
+#define F_NO_BC		.no_broadcast = true
+#define F_PINNED		.shared = TLB_WHY_PINNED
+#define F_GLOBAL		.shared = TLB_WHY_GLOBAL_ASID
+
 static const struct reach_case reach_cases[] = {
-	{ BC, true, false, TLB_REACH_LOCAL },
-	{ BC, true, true, TLB_REACH_BROADCAST },
-	/* an explicit broadcast never elides */
-	{ BC, false, false, TLB_REACH_BROADCAST },
-	{ BC, false, true, TLB_REACH_BROADCAST },
-	{ IPI, true, false, TLB_REACH_LOCAL },
-	{ IPI, true, true, TLB_REACH_IPI },
-	{ IPI, false, false, TLB_REACH_LOCAL },
-	{ IPI, false, true, TLB_REACH_IPI },
+	{ BC, true, {}, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	{ BC, true, { F_OTHERS }, TLB_REACH_BROADCAST },
+	{ BC, true, { F_OTHERS, F_ATOMIC }, TLB_REACH_BROADCAST },
+	/* an explicit broadcast never elides, where it exists */
+	{ BC, false, {}, TLB_REACH_BROADCAST },
+	{ BC, false, { F_OTHERS }, TLB_REACH_BROADCAST },
+	{ BC, false, { F_NO_BC }, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	/* no broadcast form (x86 without a hypervisor's flush): IPIs */
+	{ BC, true, { F_OTHERS, F_NO_BC }, TLB_REACH_IPI },
+	{ BC, false, { F_OTHERS, F_NO_BC }, TLB_REACH_IPI },
+	{ BC, true, { F_NO_BC }, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	{ IPI, true, { F_OTHERS, F_NO_BC }, TLB_REACH_IPI },
+	{ IPI, true, { F_NO_BC }, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	{ IPI, true, {}, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	{ IPI, true, { F_OTHERS }, TLB_REACH_IPI },
+	{ IPI, false, {}, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	{ IPI, false, { F_OTHERS }, TLB_REACH_IPI },
+	/* an IPI that cannot be waited for: a broadcast, if there is one */
+	{ IPI, false, { F_OTHERS, F_ATOMIC }, TLB_REACH_BROADCAST,
+	  TLB_WHY_ATOMIC },
+	{ IPI, false, { F_ATOMIC }, TLB_REACH_LOCAL, TLB_WHY_THIS_CPU },
+	{ IPI, false, { F_OTHERS, F_ATOMIC, F_NO_BC }, TLB_REACH_IPI },
+	/* only a broadcast reaches a shared ASID, even from this CPU alone */
+	{ IPI, false, { F_PINNED }, TLB_REACH_BROADCAST, TLB_WHY_PINNED },
+	{ IPI, false, { F_OTHERS, F_PINNED }, TLB_REACH_BROADCAST,
+	  TLB_WHY_PINNED },
+	{ BC, true, { F_GLOBAL }, TLB_REACH_BROADCAST, TLB_WHY_GLOBAL_ASID },
+	{ BC, true, { F_OTHERS, F_GLOBAL }, TLB_REACH_BROADCAST,
+	  TLB_WHY_GLOBAL_ASID },
+	/* a shared ASID wins over "no broadcast form" (x86 passes both) */
+	{ IPI, true, { F_OTHERS, F_GLOBAL, F_NO_BC }, TLB_REACH_BROADCAST,
+	  TLB_WHY_GLOBAL_ASID },
+	{ BC, true, { F_GLOBAL, F_NO_BC }, TLB_REACH_BROADCAST,
+	  TLB_WHY_GLOBAL_ASID },
 };
+
+#undef F_OTHERS
+#undef F_ATOMIC
+#undef F_NO_BC
+#undef F_PINNED
+#undef F_GLOBAL
 
 KUNIT_ARRAY_PARAM(reach, reach_cases, reach_case_desc);
 
+/* The reach, and the one reason it adds to those the caller had. */
 static void tlb_policy_reach_test(struct kunit *test)
 {
 	const struct reach_case *c = test->param_value;
+	unsigned int why = TLB_WHY_BATCH;
 
-	KUNIT_EXPECT_EQ(test, tlb_policy_reach(c->method, c->is_auto,
-					       c->others), c->reach);
+	KUNIT_EXPECT_EQ(test, __tlb_policy_reach(c->method, c->is_auto, c->f,
+						 &why), c->reach);
+	KUNIT_EXPECT_EQ(test, why, TLB_WHY_BATCH | c->why);
 }
 
 /* ---- max_ops written through debugfs, and what debugfs shows --------- */

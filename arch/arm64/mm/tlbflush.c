@@ -121,12 +121,9 @@ void __flush_tlb_batch_ipi(struct arch_tlbflush_unmap_batch *batch)
 
 /*
  * Record a flush for tlb_policy_note(): called by __tlb_flush_note() while
- * tlb_policy_observed(). For a user flush that __tlb_flush_reach() decided,
- * the reason that the method alone does not give is read again here: a
- * local flush stayed local because no other CPU can hold entries of @mm,
- * and a broadcast under tlbi_method=ipi was a pinned ASID or a context
- * where an IPI cannot be waited for. The pin may change in between; the
- * flush itself does not depend on this reading.
+ * tlb_policy_observed(). The reasons come with @why, those of the reach
+ * from tlb_policy_reach(); the operations and the CPUs reached are
+ * worked out here, out of line.
  */
 void __tlb_flush_record(struct mm_struct *mm, unsigned long start,
 			unsigned long pages, unsigned long stride,
@@ -151,14 +148,6 @@ void __tlb_flush_record(struct mm_struct *mm, unsigned long start,
 	if (reach == TLB_REACH_IPI)
 		f.cpus = (why & TLB_WHY_BATCH) && pages == TLB_POLICY_PAGES_ALL ?
 			 cpu_online_mask : mm_tlb_cpumask(mm);
-	if (mm && !(why & TLB_WHY_CALLER)) {
-		if (reach == TLB_REACH_LOCAL)
-			f.why |= TLB_WHY_THIS_CPU;
-		else if (reach == TLB_REACH_BROADCAST && !tlb_policy_is_auto() &&
-			 tlb_policy_method() == TLBI_METHOD_IPI)
-			f.why |= refcount_read(&mm->context.pinned) ?
-				 TLB_WHY_PINNED : TLB_WHY_ATOMIC;
-	}
 	tlb_policy_note(&f);
 }
 
